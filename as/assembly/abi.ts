@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "./index";
 
 /**
@@ -35,7 +39,10 @@ export class MemoryDesc {
   exporter: Access = <Access>0;
   maxPages: u32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.importer = <Access>0;
@@ -156,6 +163,36 @@ export class MemoryDesc {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MemoryDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return MemoryDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MemoryDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (MemoryDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return MemoryDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MemoryDescView<R> {
+    const x = new MemoryDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `ParamDesc`. */
@@ -164,7 +201,10 @@ export class ParamDesc {
   type_: string = "";
   memory: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.type_ = "";
@@ -310,6 +350,36 @@ export class ParamDesc {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ParamDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return ParamDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ParamDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (ParamDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return ParamDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ParamDescView<R> {
+    const x = new ParamDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `FunctionDesc`. */
@@ -318,11 +388,14 @@ export class FunctionDesc {
   params: Array<ParamDesc> = new Array<ParamDesc>(0);
   result: ParamDesc = new ParamDesc();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
-    this.params = new Array<ParamDesc>(0);
-    this.result = new ParamDesc();
+    this.params.length = 0;
+    this.result._kmReset();
   }
 
   /**
@@ -411,13 +484,13 @@ export class FunctionDesc {
       const a22l = v.aLen;
       const a22c = v.aCap;
       if ((e = v.charge(<u64>a22l * 4)) != KarmemError.None) return e;
-      const s23 = new Array<ParamDesc>(<i32>a22l);
+      const s23 = this.params;
+      s23.length = 0;
       for (let k24: u32 = 0; k24 < a22l; k24++) {
         const x25 = new ParamDesc();
         if ((e = x25._kmReadTable(v, v.ld<u32>(a22o + k24 * 4))) != KarmemError.None) return e;
-        unchecked((s23[k24] = x25));
+        s23.push(x25);
       }
-      this.params = s23;
     }
     if ((e = this.result._kmReadTable(v, tu >= 32 ? v.ld<u32>(to + 28) : 0)) != KarmemError.None) return e;
     v.leave();
@@ -468,6 +541,36 @@ export class FunctionDesc {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): FunctionDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return FunctionDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): FunctionDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (FunctionDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return FunctionDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): FunctionDescView<R> {
+    const x = new FunctionDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `InterfaceDesc`. */
@@ -480,15 +583,18 @@ export class InterfaceDesc {
   memories: Array<MemoryDesc> = new Array<MemoryDesc>(0);
   functions: Array<FunctionDesc> = new Array<FunctionDesc>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.name = "";
     this.hash = 0;
     this.dynamic = false;
     this.pattern = <Pattern>0;
     this.poolSize = 0;
-    this.memories = new Array<MemoryDesc>(0);
-    this.functions = new Array<FunctionDesc>(0);
+    this.memories.length = 0;
+    this.functions.length = 0;
   }
 
   /**
@@ -592,13 +698,13 @@ export class InterfaceDesc {
       const a38l = v.aLen;
       const a38c = v.aCap;
       if ((e = v.charge(<u64>a38l * 4)) != KarmemError.None) return e;
-      const s39 = new Array<MemoryDesc>(<i32>a38l);
+      const s39 = this.memories;
+      s39.length = 0;
       for (let k40: u32 = 0; k40 < a38l; k40++) {
         const x41 = new MemoryDesc();
         if ((e = x41._kmReadTable(v, v.ld<u32>(a38o + k40 * 4))) != KarmemError.None) return e;
-        unchecked((s39[k40] = x41));
+        s39.push(x41);
       }
-      this.memories = s39;
     }
     if (tu >= 56) {
       v.fieldArray(to, tu, 44, 4, NO_LIMIT);
@@ -606,13 +712,13 @@ export class InterfaceDesc {
       const a42l = v.aLen;
       const a42c = v.aCap;
       if ((e = v.charge(<u64>a42l * 4)) != KarmemError.None) return e;
-      const s43 = new Array<FunctionDesc>(<i32>a42l);
+      const s43 = this.functions;
+      s43.length = 0;
       for (let k44: u32 = 0; k44 < a42l; k44++) {
         const x45 = new FunctionDesc();
         if ((e = x45._kmReadTable(v, v.ld<u32>(a42o + k44 * 4))) != KarmemError.None) return e;
-        unchecked((s43[k44] = x45));
+        s43.push(x45);
       }
-      this.functions = s43;
     }
     v.leave();
     return KarmemError.None;
@@ -665,6 +771,36 @@ export class InterfaceDesc {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): InterfaceDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return InterfaceDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): InterfaceDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (InterfaceDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return InterfaceDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): InterfaceDescView<R> {
+    const x = new InterfaceDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `ModuleDesc`. */
@@ -677,11 +813,14 @@ export class ModuleDesc {
   exports: Array<InterfaceDesc> = new Array<InterfaceDesc>(0);
   imports: Array<InterfaceDesc> = new Array<InterfaceDesc>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.memories = new Array<MemoryDesc>(0);
-    this.exports = new Array<InterfaceDesc>(0);
-    this.imports = new Array<InterfaceDesc>(0);
+    this.memories.length = 0;
+    this.exports.length = 0;
+    this.imports.length = 0;
   }
 
   /**
@@ -776,13 +915,13 @@ export class ModuleDesc {
       const a60l = v.aLen;
       const a60c = v.aCap;
       if ((e = v.charge(<u64>a60l * 4)) != KarmemError.None) return e;
-      const s61 = new Array<MemoryDesc>(<i32>a60l);
+      const s61 = this.memories;
+      s61.length = 0;
       for (let k62: u32 = 0; k62 < a60l; k62++) {
         const x63 = new MemoryDesc();
         if ((e = x63._kmReadTable(v, v.ld<u32>(a60o + k62 * 4))) != KarmemError.None) return e;
-        unchecked((s61[k62] = x63));
+        s61.push(x63);
       }
-      this.memories = s61;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
@@ -790,13 +929,13 @@ export class ModuleDesc {
       const a64l = v.aLen;
       const a64c = v.aCap;
       if ((e = v.charge(<u64>a64l * 4)) != KarmemError.None) return e;
-      const s65 = new Array<InterfaceDesc>(<i32>a64l);
+      const s65 = this.exports;
+      s65.length = 0;
       for (let k66: u32 = 0; k66 < a64l; k66++) {
         const x67 = new InterfaceDesc();
         if ((e = x67._kmReadTable(v, v.ld<u32>(a64o + k66 * 4))) != KarmemError.None) return e;
-        unchecked((s65[k66] = x67));
+        s65.push(x67);
       }
-      this.exports = s65;
     }
     if (tu >= 40) {
       v.fieldArray(to, tu, 28, 4, NO_LIMIT);
@@ -804,13 +943,13 @@ export class ModuleDesc {
       const a68l = v.aLen;
       const a68c = v.aCap;
       if ((e = v.charge(<u64>a68l * 4)) != KarmemError.None) return e;
-      const s69 = new Array<InterfaceDesc>(<i32>a68l);
+      const s69 = this.imports;
+      s69.length = 0;
       for (let k70: u32 = 0; k70 < a68l; k70++) {
         const x71 = new InterfaceDesc();
         if ((e = x71._kmReadTable(v, v.ld<u32>(a68o + k70 * 4))) != KarmemError.None) return e;
-        unchecked((s69[k70] = x71));
+        s69.push(x71);
       }
-      this.imports = s69;
     }
     v.leave();
     return KarmemError.None;
@@ -861,5 +1000,196 @@ export class ModuleDesc {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ModuleDescView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return ModuleDesc.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ModuleDescView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (ModuleDesc._kmValidateRoot(v) != KarmemError.None) return null;
+    return ModuleDesc.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ModuleDescView<R> {
+    const x = new ModuleDescView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `MemoryDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MemoryDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get importer(): Access {
+    const at = this._kmAt(16, 1, 0);
+    if (at == 0) return <Access>0;
+    return <Access>this._kmR.ld<u8>(at);
+  }
+
+  get exporter(): Access {
+    const at = this._kmAt(17, 1, 0);
+    if (at == 0) return <Access>0;
+    return <Access>this._kmR.ld<u8>(at);
+  }
+
+  get maxPages(): u32 {
+    const at = this._kmAt(20, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+}
+
+/** A zero-copy view of the table `ParamDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ParamDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get type_(): string {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get memory(): string {
+    const at = this._kmAt(28, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `FunctionDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class FunctionDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get params(): _KmTables<R, ParamDescView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmTables<R, ParamDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, ParamDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get result(): ParamDescView<R> {
+    const x = new ParamDescView<R>(this._kmR);
+    const at = this._kmAt(28, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `InterfaceDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class InterfaceDescView<R> extends _KmStructView<R> {
+  get name(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get hash(): u64 {
+    const at = this._kmAt(16, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+
+  get dynamic(): bool {
+    const at = this._kmAt(24, 1, 0);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+
+  get pattern(): Pattern {
+    const at = this._kmAt(25, 1, 0);
+    if (at == 0) return <Pattern>0;
+    return <Pattern>this._kmR.ld<u8>(at);
+  }
+
+  get poolSize(): u32 {
+    const at = this._kmAt(28, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get memories(): _KmTables<R, MemoryDescView<R>> {
+    const at = this._kmAt(32, 12, 0);
+    if (at == 0) return new _KmTables<R, MemoryDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, MemoryDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get functions(): _KmTables<R, FunctionDescView<R>> {
+    const at = this._kmAt(44, 12, 0);
+    if (at == 0) return new _KmTables<R, FunctionDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, FunctionDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `ModuleDesc` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ModuleDescView<R> extends _KmStructView<R> {
+  get memories(): _KmTables<R, MemoryDescView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmTables<R, MemoryDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, MemoryDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get exports(): _KmTables<R, InterfaceDescView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmTables<R, InterfaceDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, InterfaceDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get imports(): _KmTables<R, InterfaceDescView<R>> {
+    const at = this._kmAt(28, 12, 0);
+    if (at == 0) return new _KmTables<R, InterfaceDescView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, InterfaceDescView<R>>(this._kmR, r.aOff, <i32>r.aLen);
   }
 }

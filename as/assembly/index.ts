@@ -7,3 +7,7 @@ export {
 } from "./validator";
 export { Writer, utf8Length, compareText } from "./writer";
 export { Box } from "./box";
+export { Trusted } from "./trusted";
+export {
+  StructView, Numbers, Bools, Inlines, Tables, Soa, Unions, UnionColumns, Texts, Nested,
+} from "./view";

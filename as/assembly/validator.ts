@@ -275,6 +275,20 @@ export class Validator {
     return out;
   }
 
+  /**
+   * `slice` into `out`, reusing its storage (decoding into an existing
+   * object): its length becomes `n`, or 0 when they do not fit.
+   */
+  sliceInto<T>(out: Array<T>, offset: u32, n: u32): Array<T> {
+    if (n == 0 || !this.fits(offset, <u64>n * sizeof<T>())) {
+      out.length = 0;
+      return out;
+    }
+    out.length = <i32>n;
+    memory.copy(out.dataStart, this.base + <usize>offset, <usize>n * sizeof<T>());
+    return out;
+  }
+
   // ---- text (§5.1, §6) ------------------------------------------------------
 
   /** UTF-8 text of `n` bytes at `offset` as a string ("" when invalid or outside, §6). */
@@ -440,6 +454,18 @@ export class Validator {
       for (let j = 0; j < out.length; j++) unchecked((out[j] = 0));
     }
     return this.charge(directoryCharge(this.ld<u32>(dir)));
+  }
+
+  /**
+   * `soaColumns` for viewers, which have no budget: false (and `out` all
+   * 0) when the block or its directory is malformed.
+   */
+  columns(block: u32, cap: u32, wanted: StaticArray<u32>, out: StaticArray<u32>): bool {
+    for (let j = 0; j < out.length; j++) unchecked((out[j] = 0));
+    const dir = this.directory(block, cap);
+    if (dir != 0 && this.findColumns(block, cap, dir, wanted, out) != 2) return true;
+    for (let j = 0; j < out.length; j++) unchecked((out[j] = 0));
+    return false;
   }
 
   /**

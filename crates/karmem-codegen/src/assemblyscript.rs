@@ -19,6 +19,7 @@
 mod decode;
 mod encode;
 mod validate;
+mod views;
 
 use std::cell::Cell;
 
@@ -359,6 +360,34 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The statement resetting field `i` of struct `id` for a decoder
+    /// (docs/assemblyscript.md, "decode into an existing object"): a
+    /// non-optional struct is reset in place, an array emptied (its
+    /// elements are reused by the next decode), a fixed array zeroed in
+    /// place; anything else takes its initial value.
+    fn reset_stmt(&self, id: StructId, i: usize) -> String {
+        let f = &self.s.structs[id].fields[i];
+        let place = format!("this.{}", self.n.field(id, i));
+        if f.optional {
+            return format!("{place} = null;");
+        }
+        match &f.ty {
+            FieldType::Struct(_) => format!("{place}._kmReset();"),
+            FieldType::Array(a) => match (a.kind, a.text, a.elem) {
+                (ArrayKind::Fixed(_), _, ElemType::Struct(_)) => format!(
+                    "for (let i = 0; i < {place}.length; i++) unchecked({place}[i])._kmReset();"
+                ),
+                (ArrayKind::Fixed(_), _, e) => format!(
+                    "memory.fill(changetype<usize>({place}), 0, <usize>{place}.length * sizeof<{}>());",
+                    self.elem_type(e)
+                ),
+                (_, Some(_), _) => format!("{place} = {};", self.initial(id, i)),
+                _ => format!("{place}.length = 0;"),
+            },
+            _ => format!("{place} = {};", self.initial(id, i)),
+        }
+    }
+
     // ---- the file ---------------------------------------------------------------
 
     fn file(&mut self) {
@@ -368,6 +397,15 @@ impl<'a> Gen<'a> {
         self.c.line("import {");
         self.c
             .line("  Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,");
+        // The library's view classes under names no schema type can take
+        // (a schema may name a type `Tables`).
+        self.c.line("  Trusted,");
+        self.c.line("  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,");
+        self.c.line(
+            "  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,",
+        );
+        self.c
+            .line("  UnionColumns as _KmUnionColumns, Unions as _KmUnions,");
         self.c.line(&format!("}} from \"{LIBRARY}\";"));
         for item in self.s.order.clone() {
             match item {
@@ -399,6 +437,7 @@ impl<'a> Gen<'a> {
                 self.c.close("}");
             }
         }
+        self.view_items();
     }
 
     /// Whether some fixed array of the schema holds struct `id`.
@@ -498,17 +537,22 @@ impl<'a> Gen<'a> {
             self.c.line(&line);
         }
         self.c.line("");
+        self.c.line("/**");
         self.c
-            .line("/** Every field back to its initial value (decoding starts there). */");
+            .line(" * Every field back to its initial value (decoding starts there), keeping");
+        self.c
+            .line(" * the storage of arrays and nested structs for the decoder to reuse.");
+        self.c.line(" */");
         self.c.open("_kmReset(): void {");
         for i in 0..st.fields.len() {
-            let line = format!("this.{} = {};", self.n.field(id, i), self.initial(id, i));
+            let line = self.reset_stmt(id, i);
             self.c.line(&line);
         }
         self.c.close("}");
         self.encode_functions(id);
         self.decode_functions(id);
         self.validate_functions(id);
+        self.view_roots(id);
         self.c.close("}");
     }
 

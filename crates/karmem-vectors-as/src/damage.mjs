@@ -69,6 +69,9 @@ for (let i = 0; i < count; i++) {
     try {
       const result = exports.damaged(i, put(exports, msg));
       if (result === 2) traps.push(`case ${i} round ${r}: a fixed writer wrote outside its range`);
+      else if (result === 3) traps.push(`case ${i} round ${r}: the checked view differs from the decoder (${Buffer.from(msg).toString("hex")})`);
+      else if (result === 5) traps.push(`case ${i} round ${r}: read into a used object, the value differs (${Buffer.from(msg).toString("hex")})`);
+      else if (result === 4) traps.push(`case ${i} round ${r}: the trusted view differs from the decoder (${Buffer.from(msg).toString("hex")})`);
       else if (result === 1) accepted++;
       else refused++;
     } catch (e) {

@@ -10,8 +10,10 @@
 //! The driver reports one line per result, `ID<TAB>KIND<TAB>TEXT`, as the
 //! Zig driver does (`value`, `valid`, `bytes`, `reuse`, `open`,
 //! `decode-error`), plus `over` (the message encoded into caller memory
-//! with `Writer.over`) and `checked` (the checked `decode` refuses exactly
-//! what the validator refuses).
+//! with `Writer.over`), `checked` (the checked `decode` refuses exactly
+//! what the validator refuses), `view` and `trusted` (the checked and the
+//! trusted viewer print what the decoder read) and `into` (decoding into
+//! an object that held another message of the type gives this one).
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -35,7 +37,7 @@ pub const DAMAGE_MJS: &str = include_str!("damage.mjs");
 /// writes `out/roundtrip.ts`: for every struct of every schema, its whole
 /// API is used (asc compiles only what is used) and its initial value is
 /// encoded, decoded (checked) and encoded again, which must give the same
-/// bytes. `roundTrip()` returns the number of structs checked, or minus
+/// bytes, and viewed (checked and trusted). `roundTrip()` returns the number of structs checked, or minus
 /// the index of the first that fails.
 pub fn write_roundtrip(repo: &Path, schemas: &[&str], out: &Path) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
@@ -65,7 +67,7 @@ pub fn write_roundtrip(repo: &Path, schemas: &[&str], out: &Path) -> Result<(), 
             let t = format!("s{m}_{n}");
             write!(
                 body,
-                "  n++;\n  if (new {t}().encode(w) != KarmemError.None) return -n;\n  {{\n    const x = new {t}();\n    if ({t}.validate(w.dataStart, w.length) != KarmemError.None) return -n;\n    if ({t}.decode(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if ({t}.read(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if (x.encode(again) != KarmemError.None || again.length != w.length) return -n;\n    if (memory.compare(again.dataStart, w.dataStart, <usize>w.length) != 0) return -n;\n  }}\n"
+                "  n++;\n  if (new {t}().encode(w) != KarmemError.None) return -n;\n  {{\n    const x = new {t}();\n    if ({t}.validate(w.dataStart, w.length) != KarmemError.None) return -n;\n    if ({t}.decode(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if ({t}.read(w.dataStart, w.length, x) != KarmemError.None) return -n;\n    if (x.encode(again) != KarmemError.None || again.length != w.length) return -n;\n    if (memory.compare(again.dataStart, w.dataStart, <usize>w.length) != 0) return -n;\n    if ({t}.view(w.dataStart, w.length) === null || {t}.trust(w.dataStart, w.length) === null) return -n;\n  }}\n"
             )
             .unwrap();
         }
@@ -125,6 +127,19 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
                 schema.structs.iter().map(|s| type_name(&s.name)).collect();
             names.extend(schema.enums.iter().map(|e| type_name(&e.name)));
             names.extend(schema.unions.iter().map(|u| type_name(&u.name)));
+            // The viewers of structs and unions (`{T}View<R>`).
+            names.extend(
+                schema
+                    .structs
+                    .iter()
+                    .map(|s| format!("{}View", type_name(&s.name))),
+            );
+            names.extend(
+                schema
+                    .unions
+                    .iter()
+                    .map(|u| format!("{}View", type_name(&u.name))),
+            );
             let list: Vec<String> = names
                 .iter()
                 .map(|n| format!("{n} as {alias}_{n}"))
@@ -139,7 +154,8 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
         }
     }
     for m in modules.values() {
-        driver.push_str(&Printer::new(m).all());
+        driver.push_str(&Printer::new(m, false).all());
+        driver.push_str(&Printer::new(m, true).all());
     }
     let mut dispatch = String::new();
     let mut damaged = String::new();
@@ -178,16 +194,35 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
         writeln!(dispatch, "      break;\n    }}").unwrap();
         writeln!(damaged, "    case {i}: return damaged{ty}(p, n);").unwrap();
     }
-    let mut roots: Vec<String> = Vec::new();
+    let mut roots: Vec<(String, String)> = Vec::new();
     for case in cases {
         let m = &modules[&format!("{}/{}", case.topic, case.schema)];
-        let (ty, _) = root_of(m, &case.root).unwrap();
-        if !roots.contains(&ty) {
-            roots.push(ty);
+        let root = root_of(m, &case.root).unwrap();
+        if !roots.contains(&root) {
+            roots.push(root);
         }
     }
-    for ty in &roots {
-        driver.push_str(&damaged_fn(ty));
+    for (ty, print) in &roots {
+        driver.push_str(&damaged_fn(ty, print));
+    }
+    // The object every case (or evolution reader) of a root type decodes
+    // into after the previous one (`into`): its arrays and nested structs
+    // are reused.
+    let mut lasts: Vec<String> = Vec::new();
+    for case in cases {
+        let mut keys = vec![format!("{}/{}", case.topic, case.schema)];
+        keys.extend(
+            case.readers
+                .iter()
+                .map(|(r, _)| format!("{}/{r}", case.topic)),
+        );
+        for key in keys {
+            let (ty, _) = root_of(&modules[&key], &case.root).unwrap();
+            if !lasts.contains(&ty) {
+                writeln!(driver, "\nconst last{ty} = new {ty}();").unwrap();
+                lasts.push(ty);
+            }
+        }
     }
     driver.push_str("\n/** Runs case `i` over the `n` bytes of `input`. */\n");
     driver.push_str("export function run(i: i32, n: i32): void {\n");
@@ -214,6 +249,38 @@ fn root_of(m: &Module, root: &str) -> Option<(String, String)> {
     ))
 }
 
+/// The JSON printer of viewers of the struct whose object printer is `print`.
+fn view_printer(print: &str) -> String {
+    print.replacen("_s", "_vs", 1)
+}
+
+/// Prints the checked view of the message (`view`) and, when it
+/// validates, the trusted view (`trusted`): each must print `text`, what
+/// the decoder read. `valid` says whether the message validates.
+fn view_checks(ty: &str, print: &str, valid: &str) -> String {
+    let vp = view_printer(print);
+    format!(
+        r#"  const cv = {ty}.view(p, n);
+  if (cv === null) report(id, "view", "the header is refused");
+  else {{
+    const vo = new Array<string>(0);
+    {vp}<Validator>(vo, cv);
+    const vt = vo.join("");
+    report(id, "view", vt == text ? "ok" : "differs: " + vt);
+  }}
+  const tv = {ty}.trust(p, n);
+  if (tv === null) {{
+    if ({valid}) report(id, "trusted", "a valid message is not trusted");
+  }} else {{
+    const to = new Array<string>(0);
+    {vp}<Trusted>(to, tv);
+    const tt = to.join("");
+    report(id, "trusted", tt == text ? "ok" : "differs: " + tt);
+  }}
+"#
+    )
+}
+
 /// The start of every case function: the header must open (else the case
 /// reports `open`).
 const OPEN: &str = r#"  const v = new Validator();
@@ -224,10 +291,12 @@ const OPEN: &str = r#"  const v = new Validator();
   }
 "#;
 
-/// A case with a value: decode (printed), validate, encode (the bytes),
-/// decode into the same object and encode with the same writer (reuse),
-/// encode into caller memory (`Writer.over`).
+/// A case with a value: decode (printed), validate, the viewers (`view`,
+/// `trusted`), encode (the bytes), decode into the same object and encode
+/// with the same writer (reuse), decode into the object of the previous
+/// case of the type (`into`), encode into caller memory (`Writer.over`).
 fn value_case(name: &str, id: &str, ty: &str, print: &str) -> String {
+    let views = view_checks(ty, print, "valid == KarmemError.None");
     format!(
         r#"
 function {name}(p: usize, n: usize): void {{
@@ -240,8 +309,11 @@ function {name}(p: usize, n: usize): void {{
   }}
   const o = new Array<string>(0);
   {print}(o, x);
-  report(id, "value", o.join(""));
-  reportValid(id, {ty}.validateWith(v, p, n), v);
+  const text = o.join("");
+  report(id, "value", text);
+  const valid = {ty}.validateWith(v, p, n);
+  reportValid(id, valid, v);
+{views}
   const w = new Writer(64);
   reportSame(id, "bytes", x.encode(w), w, p, n);
   e = {ty}.decode(p, n, x);
@@ -250,6 +322,14 @@ function {name}(p: usize, n: usize): void {{
     return;
   }}
   reportSame(id, "reuse", x.encode(w), w, p, n);
+  // Decoded into the object the previous case of this type was decoded
+  // into: what it held (longer or shorter arrays, other elements) is
+  // reused, and the value is this message's.
+  e = {ty}.decode(p, n, last{ty});
+  const io = new Array<string>(0);
+  if (e == KarmemError.None) {print}(io, last{ty});
+  const it = io.join("");
+  report(id, "into", e != KarmemError.None ? "decode: " + errorName(e) : it == text ? "ok" : "differs: " + it);
   const mem = new ArrayBuffer(<i32>n);
   const short = x.encode(Writer.over(changetype<usize>(mem), <i32>n - 8));
   const fixed = Writer.over(changetype<usize>(mem), <i32>n);
@@ -265,6 +345,8 @@ function {name}(p: usize, n: usize): void {{
 /// An evolution reader or a hostile message: validate, read leniently
 /// (printed, or the error), and the checked decode against the validator.
 fn read_case(name: &str, id: &str, ty: &str, print: &str) -> String {
+    let views = view_checks(ty, print, "valid == KarmemError.None").replace("\n  ", "\n    ");
+    let views = format!("  {}", views.trim_start());
     format!(
         r#"
 function {name}(p: usize, n: usize): void {{
@@ -278,8 +360,17 @@ function {name}(p: usize, n: usize): void {{
   }} else {{
     const o = new Array<string>(0);
     {print}(o, x);
-    report(id, "value", o.join(""));
-  }}
+    const text = o.join("");
+    report(id, "value", text);
+    // Read into the object of the previous case of the type, too.
+    e = {ty}.read(p, n, last{ty});
+    const io = new Array<string>(0);
+    if (e == KarmemError.None) {print}(io, last{ty});
+    const it = io.join("");
+    report(id, "into", e != KarmemError.None ? "read: " + errorName(e) : it == text ? "ok" : "differs: " + it);
+    // What the lenient reader read, viewers read: the checked one on
+    // every message the reader reads, the trusted one when it validates.
+{views}  }}
   const checked = {ty}.decode(p, n, new {ty}());
   if ((checked == KarmemError.None) == (valid == KarmemError.None)) report(id, "checked", "ok");
   else report(id, "checked", "decode gives " + errorName(checked) + ", validate " + errorName(valid));
@@ -291,15 +382,45 @@ function {name}(p: usize, n: usize): void {{
 /// Validates, decodes (checked and lenient) and, when that reads a value,
 /// encodes it again, growable and into 64 bytes of caller memory between
 /// two guard words: a damaged message may be refused, never trap, and the
-/// fixed writer never writes outside its range (2 when it does).
-fn damaged_fn(ty: &str) -> String {
+/// fixed writer never writes outside its range (2 when it does). What the
+/// lenient decoder reads, the checked viewer prints the same (3 when it
+/// does not), and the trusted viewer too when the message validates (4);
+/// reading it into the object the previous one was read into gives the
+/// same value (5).
+/// Views are printed only when the decoder reads the message: its depth
+/// limit and budget bound the walk, which a viewer (read on demand) has
+/// not.
+fn damaged_fn(ty: &str, print: &str) -> String {
+    let vp = view_printer(print);
     format!(
         r#"
 function damaged{ty}(p: usize, n: usize): i32 {{
-  {ty}.validate(p, n);
+  const valid = {ty}.validate(p, n) == KarmemError.None;
   {ty}.decode(p, n, new {ty}());
   const x = new {ty}();
   if ({ty}.read(p, n, x) != KarmemError.None) return 0;
+  const o = new Array<string>(0);
+  {print}(o, x);
+  const text = o.join("");
+  // Read again into the object the previous damaged message was read
+  // into: what its arrays and nested structs held is reused (5 when the
+  // value differs).
+  if ({ty}.read(p, n, last{ty}) != KarmemError.None) return 5;
+  const io = new Array<string>(0);
+  {print}(io, last{ty});
+  if (io.join("") != text) return 5;
+  const cv = {ty}.view(p, n);
+  if (cv === null) return 3;
+  const vo = new Array<string>(0);
+  {vp}<Validator>(vo, cv);
+  if (vo.join("") != text) return 3;
+  if (valid) {{
+    const tv = {ty}.trust(p, n);
+    if (tv === null) return 4;
+    const to = new Array<string>(0);
+    {vp}<Trusted>(to, tv);
+    if (to.join("") != text) return 4;
+  }}
   x.encode(new Writer(64));
   // `buf` is used after the encode, so the collector keeps it (a bare
   // pointer does not).
@@ -353,18 +474,44 @@ export function mapOrder(): void {{
 }
 
 /// JSON printers (in the vectors' conventions) of one module's types.
+/// With `view`, of the viewers (`{a}_vs{id}<R>`, over either reader)
+/// rather than the decoded objects (`{a}_s{id}`): the same JSON from the
+/// same members, a viewer's getters being named as the object's fields.
 struct Printer<'a> {
     m: &'a Module,
     s: &'a Schema,
     n: Cell<usize>,
+    view: bool,
 }
 
 impl<'a> Printer<'a> {
-    fn new(m: &'a Module) -> Self {
+    fn new(m: &'a Module, view: bool) -> Self {
         Printer {
             m,
             s: &m.schema,
             n: Cell::new(0),
+            view,
+        }
+    }
+
+    /// The printer function of struct `id` or union `id` (`kind` "s" or
+    /// "u"), with its type argument when it prints viewers.
+    fn printer(&self, kind: &str, id: usize) -> String {
+        let a = &self.m.alias;
+        if self.view {
+            format!("{a}_v{kind}{id}<R>")
+        } else {
+            format!("{a}_{kind}{id}")
+        }
+    }
+
+    /// The type a printer of `name` (a struct or union) takes.
+    fn class(&self, name: &str) -> String {
+        let a = &self.m.alias;
+        if self.view {
+            format!("{a}_{}View<R>", type_name(name))
+        } else {
+            format!("{a}_{}", type_name(name))
         }
     }
 
@@ -377,7 +524,13 @@ impl<'a> Printer<'a> {
     fn all(&self) -> String {
         let a = &self.m.alias;
         let mut out = format!("\n// JSON printers of {}\n", self.m.key);
-        for (id, e) in self.s.enums.iter().enumerate() {
+        // Enums print the same from objects and viewers.
+        let enums = if self.view {
+            &[][..]
+        } else {
+            &self.s.enums[..]
+        };
+        for (id, e) in enums.iter().enumerate() {
             let native = karmem_codegen::assemblyscript::enum_is_native(e.repr);
             let ty = if native {
                 format!("{a}_{}", type_name(&e.name))
@@ -402,8 +555,9 @@ impl<'a> Printer<'a> {
         for (id, u) in self.s.unions.iter().enumerate() {
             writeln!(
                 out,
-                "function {a}_u{id}(o: Array<string>, x: {a}_{} | null): void {{",
-                type_name(&u.name)
+                "function {}(o: Array<string>, x: {} | null): void {{",
+                self.printer("u", id),
+                self.class(&u.name)
             )
             .unwrap();
             out.push_str("  if (x !== null) {\n");
@@ -411,12 +565,12 @@ impl<'a> Printer<'a> {
                 let sname = &self.s.structs[v.ty].name;
                 writeln!(
                     out,
-                    "    const v{} = x.{};\n    if (x.tag == {} && v{} !== null) {{\n      o.push(\"{{\\\"{sname}\\\":\");\n      {a}_s{}(o, v{});\n      o.push(\"}}\");\n      return;\n    }}",
+                    "    const v{} = x.{};\n    if (x.tag == {} && v{} !== null) {{\n      o.push(\"{{\\\"{sname}\\\":\");\n      {}(o, v{});\n      o.push(\"}}\");\n      return;\n    }}",
                     v.tag,
                     field_name(sname),
                     v.tag,
                     v.tag,
-                    v.ty,
+                    self.printer("s", v.ty),
                     v.tag
                 )
                 .unwrap();
@@ -426,8 +580,9 @@ impl<'a> Printer<'a> {
         for (id, st) in self.s.structs.iter().enumerate() {
             writeln!(
                 out,
-                "function {a}_s{id}(o: Array<string>, x: {a}_{}): void {{",
-                type_name(&st.name)
+                "function {}(o: Array<string>, x: {}): void {{",
+                self.printer("s", id),
+                self.class(&st.name)
             )
             .unwrap();
             let (open, close) = if st.tuple { ("[", "]") } else { ("{", "}") };
@@ -480,8 +635,8 @@ impl<'a> Printer<'a> {
             }
             FieldType::Scalar(_) => line(out, format!("o.push({expr}.toString());")),
             FieldType::Enum(id) => line(out, format!("o.push({a}_e{id}({expr}, false));")),
-            FieldType::Struct(id) => line(out, format!("{a}_s{id}(o, {expr});")),
-            FieldType::Union(id) => line(out, format!("{a}_u{id}(o, {expr});")),
+            FieldType::Struct(id) => line(out, format!("{}(o, {expr});", self.printer("s", *id))),
+            FieldType::Union(id) => line(out, format!("{}(o, {expr});", self.printer("u", *id))),
             FieldType::Array(arr)
                 if arr.text.is_some() && !matches!(arr.kind, ArrayKind::Fixed(_)) =>
             {

@@ -320,7 +320,7 @@ fn check(case: &Case, got: Option<&BTreeMap<String, String>>) -> Vec<String> {
     }
     let mut problems = check_read(case.decoded(), got, Some(true));
     let Some(got) = got else { return problems };
-    for kind in ["bytes", "reuse", "over"] {
+    for kind in ["bytes", "reuse", "into", "over"] {
         match got.get(kind).map(String::as_str) {
             Some("ok") => {}
             Some(other) => problems.push(format!("{kind}: {other}")),
@@ -369,6 +369,24 @@ fn check_read(
         (None, Some(text), _) => problems.push(format!("decode must refuse, gives {text}")),
         (None, None, Some(_)) => {}
         (_, None, None) => problems.push("decode: no result".into()),
+    }
+    // Whatever the decoder reads, it reads into an object that held
+    // another value too (`into`); the checked viewer prints the same, and
+    // so does the trusted one when the message validates.
+    if let Some(into) = got.get("into").filter(|i| *i != "ok") {
+        problems.push(format!("into: {into}"));
+    }
+    if got.contains_key("value") {
+        for kind in ["view", "trusted"] {
+            match got.get(kind).map(String::as_str) {
+                Some("ok") => {}
+                Some(other) => problems.push(format!("{kind}: {other}")),
+                None if kind == "view" || valid == Some(true) => {
+                    problems.push(format!("{kind}: no result"))
+                }
+                None => {}
+            }
+        }
     }
     problems
 }

@@ -301,17 +301,20 @@ impl DecodePrinter for Gen<'_> {
         charge_each(c, a, charge);
         match elem {
             ElemType::Scalar(Primitive::Bool) => {
-                c.line(&format!("const {s} = new Array<bool>(<i32>{al});"));
+                c.line(&format!("const {s} = {place};"));
+                c.line(&format!("{s}.length = <i32>{al};"));
                 c.line(&format!(
                     "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = v.ldBool({ao} + {k})));"
                 ));
                 c.line(&format!("{place} = {s};"));
             }
-            ElemType::Scalar(p) => c.line(&format!("{place} = v.slice<{}>({ao}, {al});", prim(p))),
+            ElemType::Scalar(p) => {
+                c.line(&format!("v.sliceInto<{}>({place}, {ao}, {al});", prim(p)))
+            }
             ElemType::Enum(id) => {
-                let ty = self.enum_type(id);
                 let p = prim(self.s.enums[id].repr);
-                c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+                c.line(&format!("const {s} = {place};"));
+                c.line(&format!("{s}.length = <i32>{al};"));
                 c.line(&format!(
                     "for (let {k}: u32 = 0; {k} < {al}; {k}++) unchecked(({s}[{k}] = {}));",
                     self.enum_from(id, &format!("v.ld<{p}>({})", elem_at(&ao, &k, elem_size)))
@@ -338,7 +341,11 @@ impl DecodePrinter for Gen<'_> {
         charge_each(c, a, charge);
         let ty = self.obj_type(&FieldType::Array(*inner));
         let a2 = self.fresh("a");
-        c.line(&format!("const {s} = new Array<{ty}>(<i32>{al});"));
+        // The array object (and its buffer) is reused, emptied by
+        // `_kmReset`; elements are appended once read, so an error midway
+        // leaves no hole.
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = 0;"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
         c.line(&format!(
             "v.array({}, {elem_size}, {});",
@@ -356,9 +363,8 @@ impl DecodePrinter for Gen<'_> {
             self.zero_of(&FieldType::Array(*inner))
         ));
         read_array(self, c, inner, inner_data, &e, &a2);
-        c.line(&format!("unchecked(({s}[{k}] = {e}));"));
+        c.line(&format!("{s}.push({e});"));
         c.close("}");
-        c.line(&format!("{place} = {s};"));
     }
 
     fn aos_inline(
@@ -409,9 +415,9 @@ impl DecodePrinter for Gen<'_> {
     fn soa(&self, c: &mut Code, elem: StructId, place: &str, a: &str) {
         let (s, _) = self.array_locals();
         let ty = self.n.struct_name(elem);
-        c.line(&format!("const {s} = new Array<{ty}>(0);"));
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = 0;"));
         c.try_line(&format!("_kmReadSoa{ty}(v, {a}o, {a}l, {a}c, {s})"));
-        c.line(&format!("{place} = {s};"));
     }
 
     fn union_aos(&self, c: &mut Code, id: UnionId, charge: u32, place: &str, a: &str) {
@@ -421,7 +427,8 @@ impl DecodePrinter for Gen<'_> {
         let u = self.n.union_name(id);
         let x = self.fresh("x");
         let at = elem_at(&ao, &k, UNION_SLOT_SIZE);
-        c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = <i32>{al};"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
         c.line(&format!("const {x} = new {u}();"));
         c.try_line(&format!(
@@ -432,7 +439,6 @@ impl DecodePrinter for Gen<'_> {
             "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
         ));
         c.close("}");
-        c.line(&format!("{place} = {s};"));
     }
 
     fn union_soa(&self, c: &mut Code, id: UnionId, tw: u32, charge: u32, place: &str, a: &str) {
@@ -444,7 +450,8 @@ impl DecodePrinter for Gen<'_> {
         c.line(&format!("const {a}t = v.uTags;"));
         c.line(&format!("const {a}f = v.uOffs;"));
         charge_each(c, a, charge);
-        c.line(&format!("const {s} = new Array<{u} | null>(<i32>{al});"));
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = <i32>{al};"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {al}; {k}++) {{"));
         c.line(&format!("const {x} = new {u}();"));
         c.try_line(&format!(
@@ -456,7 +463,6 @@ impl DecodePrinter for Gen<'_> {
             "unchecked(({s}[{k}] = {x}.tag == 0 ? null : {x}));"
         ));
         c.close("}");
-        c.line(&format!("{place} = {s};"));
         c.close("}");
     }
 
@@ -464,9 +470,9 @@ impl DecodePrinter for Gen<'_> {
         let (s, _) = self.array_locals();
         let f = if soa { "Bovos" } else { "Bovoa" };
         let u = self.n.union_name(id);
-        c.line(&format!("const {s} = new Array<{u} | null>(0);"));
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = 0;"));
         c.try_line(&format!("_kmRead{f}{u}(v, {a}o, {a}c, {s})"));
-        c.line(&format!("{place} = {s};"));
     }
 }
 
@@ -509,13 +515,15 @@ impl Gen<'_> {
         charge_each(c, a, charge);
         let ty = self.n.struct_name(id);
         let x = self.fresh("x");
-        c.line(&format!("const {s} = new Array<{ty}>(<i32>{a}l);"));
+        // The array object (and its buffer) is reused; elements are
+        // appended once read, so an error midway leaves no hole.
+        c.line(&format!("const {s} = {place};"));
+        c.line(&format!("{s}.length = 0;"));
         c.open(&format!("for (let {k}: u32 = 0; {k} < {a}l; {k}++) {{"));
         c.line(&format!("const {x} = new {ty}();"));
         c.try_line(&read(&x));
-        c.line(&format!("unchecked(({s}[{k}] = {x}));"));
+        c.line(&format!("{s}.push({x});"));
         c.close("}");
-        c.line(&format!("{place} = {s};"));
     }
 
     // ---- SoA arrays --------------------------------------------------------------

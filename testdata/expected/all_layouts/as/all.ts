@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `Kind` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -25,7 +29,10 @@ export class Vec3 {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -111,6 +118,36 @@ export class Vec3 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Vec3View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Vec3.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Vec3View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Vec3._kmValidateRoot(v) != KarmemError.None) return null;
+    return Vec3.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Vec3View<R> {
+    const x = new Vec3View<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Pair`. */
@@ -119,9 +156,12 @@ export class Pair {
   tag_: u16 = 0;
   flag: bool = false;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Vec3();
+    this.pos._kmReset();
     this.tag_ = 0;
     this.flag = false;
   }
@@ -208,6 +248,36 @@ export class Pair {
     if ((e = v.boolAt(at + 14)) != KarmemError.None) return e;
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): PairView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Pair.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): PairView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Pair._kmValidateRoot(v) != KarmemError.None) return null;
+    return Pair.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): PairView<R> {
+    const x = new PairView<R>(r);
+    if (<u64>r.size >= 24) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Leaf`. */
@@ -215,7 +285,10 @@ export class Leaf {
   value: u64 = 0;
   label: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.value = 0;
     this.label = "";
@@ -330,13 +403,46 @@ export class Leaf {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): LeafView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Leaf.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): LeafView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Leaf._kmValidateRoot(v) != KarmemError.None) return null;
+    return Leaf.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): LeafView<R> {
+    const x = new LeafView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Circle`. */
 export class Circle {
   radius: f64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.radius = 0;
   }
@@ -434,13 +540,46 @@ export class Circle {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): CircleView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Circle.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): CircleView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Circle._kmValidateRoot(v) != KarmemError.None) return null;
+    return Circle.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): CircleView<R> {
+    const x = new CircleView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Square`. */
 export class Square {
   side: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.side = 0;
   }
@@ -519,6 +658,36 @@ export class Square {
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): SquareView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Square.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): SquareView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Square._kmValidateRoot(v) != KarmemError.None) return null;
+    return Square.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): SquareView<R> {
+    const x = new SquareView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
   }
 }
 
@@ -752,13 +921,16 @@ export class Element {
   numbers: Array<i32> = new Array<i32>(0);
   shape: Shape | null = null;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.id = 0;
-    this.where = new Pair();
-    this.child = new Leaf();
+    this.where._kmReset();
+    this.child._kmReset();
     this.name = "";
-    this.numbers = new Array<i32>(0);
+    this.numbers.length = 0;
     this.shape = null;
   }
 
@@ -847,7 +1019,7 @@ export class Element {
       const a13l = v.aLen;
       const a13c = v.aCap;
       if ((e = v.charge(<u64>a13l * 4)) != KarmemError.None) return e;
-      this.numbers = v.slice<i32>(a13o, a13l);
+      v.sliceInto<i32>(this.numbers, a13o, a13l);
     }
     if (tu >= 60) {
       const u16 = new Shape();
@@ -900,6 +1072,36 @@ export class Element {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ElementView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Element.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ElementView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Element._kmValidateRoot(v) != KarmemError.None) return null;
+    return Element.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ElementView<R> {
+    const x = new ElementView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Root`. */
@@ -922,25 +1124,28 @@ export class Root {
   shapesBovos: Array<Shape | null> = new Array<Shape | null>(0);
   next: Leaf = new Leaf();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.flags = new StaticArray<bool>(4);
+    memory.fill(changetype<usize>(this.flags), 0, <usize>this.flags.length * sizeof<bool>());
     this.kind = <Kind>0;
     this.wide = 0;
     this.text = "";
     this.utf16 = "";
-    this.fixed = _kmFixedVec3(3);
-    this.limited = new Array<u64>(0);
-    this.points = new Array<Vec3>(0);
-    this.pointsAos = new Array<Vec3>(0);
-    this.elements = new Array<Element>(0);
-    this.elementsAos = new Array<Element>(0);
+    for (let i = 0; i < this.fixed.length; i++) unchecked(this.fixed[i])._kmReset();
+    this.limited.length = 0;
+    this.points.length = 0;
+    this.pointsAos.length = 0;
+    this.elements.length = 0;
+    this.elementsAos.length = 0;
     this.shape = null;
-    this.shapesAos = new Array<Shape | null>(0);
-    this.shapesSoa = new Array<Shape | null>(0);
-    this.shapesBovoa = new Array<Shape | null>(0);
-    this.shapesBovos = new Array<Shape | null>(0);
-    this.next = new Leaf();
+    this.shapesAos.length = 0;
+    this.shapesSoa.length = 0;
+    this.shapesBovoa.length = 0;
+    this.shapesBovos.length = 0;
+    this.next._kmReset();
   }
 
   /**
@@ -1075,16 +1280,16 @@ export class Root {
       const a41l = v.aLen;
       const a41c = v.aCap;
       if ((e = v.charge(<u64>a41l * 8)) != KarmemError.None) return e;
-      this.limited = v.slice<u64>(a41o, a41l);
+      v.sliceInto<u64>(this.limited, a41o, a41l);
     }
     if (tu >= 108) {
       v.fieldArray(to, tu, 96, 0, NO_LIMIT);
       const a44o = v.aOff;
       const a44l = v.aLen;
       const a44c = v.aCap;
-      const s45 = new Array<Vec3>(0);
+      const s45 = this.points;
+      s45.length = 0;
       if ((e = _kmReadSoaVec3(v, a44o, a44l, a44c, s45)) != KarmemError.None) return e;
-      this.points = s45;
     }
     if (tu >= 120) {
       v.fieldArray(to, tu, 108, 12, NO_LIMIT);
@@ -1092,22 +1297,22 @@ export class Root {
       const a47l = v.aLen;
       const a47c = v.aCap;
       if ((e = v.charge(<u64>a47l * 12)) != KarmemError.None) return e;
-      const s48 = new Array<Vec3>(<i32>a47l);
+      const s48 = this.pointsAos;
+      s48.length = 0;
       for (let k49: u32 = 0; k49 < a47l; k49++) {
         const x50 = new Vec3();
         if ((e = x50._kmReadAt(v, a47o + k49 * 12)) != KarmemError.None) return e;
-        unchecked((s48[k49] = x50));
+        s48.push(x50);
       }
-      this.pointsAos = s48;
     }
     if (tu >= 132) {
       v.fieldArray(to, tu, 120, 0, NO_LIMIT);
       const a51o = v.aOff;
       const a51l = v.aLen;
       const a51c = v.aCap;
-      const s52 = new Array<Element>(0);
+      const s52 = this.elements;
+      s52.length = 0;
       if ((e = _kmReadSoaElement(v, a51o, a51l, a51c, s52)) != KarmemError.None) return e;
-      this.elements = s52;
     }
     if (tu >= 144) {
       v.fieldArray(to, tu, 132, 4, NO_LIMIT);
@@ -1115,13 +1320,13 @@ export class Root {
       const a54l = v.aLen;
       const a54c = v.aCap;
       if ((e = v.charge(<u64>a54l * 4)) != KarmemError.None) return e;
-      const s55 = new Array<Element>(<i32>a54l);
+      const s55 = this.elementsAos;
+      s55.length = 0;
       for (let k56: u32 = 0; k56 < a54l; k56++) {
         const x57 = new Element();
         if ((e = x57._kmReadTable(v, v.ld<u32>(a54o + k56 * 4))) != KarmemError.None) return e;
-        unchecked((s55[k56] = x57));
+        s55.push(x57);
       }
-      this.elementsAos = s55;
     }
     if (tu >= 152) {
       const u58 = new Shape();
@@ -1134,13 +1339,13 @@ export class Root {
       const a59l = v.aLen;
       const a59c = v.aCap;
       if ((e = v.charge(<u64>a59l * 8)) != KarmemError.None) return e;
-      const s60 = new Array<Shape | null>(<i32>a59l);
+      const s60 = this.shapesAos;
+      s60.length = <i32>a59l;
       for (let k61: u32 = 0; k61 < a59l; k61++) {
         const x62 = new Shape();
         if ((e = x62._kmRead(v, a59o + k61 * 8, a59o + k61 * 8 + 4)) != KarmemError.None) return e;
         unchecked((s60[k61] = x62.tag == 0 ? null : x62));
       }
-      this.shapesAos = s60;
     }
     if (tu >= 176) {
       v.fieldArray(to, tu, 164, 0, NO_LIMIT);
@@ -1151,13 +1356,13 @@ export class Root {
         const a63t = v.uTags;
         const a63f = v.uOffs;
         if ((e = v.charge(<u64>a63l * 5)) != KarmemError.None) return e;
-        const s64 = new Array<Shape | null>(<i32>a63l);
+        const s64 = this.shapesSoa;
+        s64.length = <i32>a63l;
         for (let k65: u32 = 0; k65 < a63l; k65++) {
           const x66 = new Shape();
           if ((e = x66._kmRead(v, a63t + k65, a63f + k65 * 4)) != KarmemError.None) return e;
           unchecked((s64[k65] = x66.tag == 0 ? null : x66));
         }
-        this.shapesSoa = s64;
       }
     }
     if (tu >= 188) {
@@ -1165,18 +1370,18 @@ export class Root {
       const a67o = v.aOff;
       const a67l = v.aLen;
       const a67c = v.aCap;
-      const s68 = new Array<Shape | null>(0);
+      const s68 = this.shapesBovoa;
+      s68.length = 0;
       if ((e = _kmReadBovoaShape(v, a67o, a67c, s68)) != KarmemError.None) return e;
-      this.shapesBovoa = s68;
     }
     if (tu >= 200) {
       v.fieldArray(to, tu, 188, 0, NO_LIMIT);
       const a70o = v.aOff;
       const a70l = v.aLen;
       const a70c = v.aCap;
-      const s71 = new Array<Shape | null>(0);
+      const s71 = this.shapesBovos;
+      s71.length = 0;
       if ((e = _kmReadBovosShape(v, a70o, a70c, s71)) != KarmemError.None) return e;
-      this.shapesBovos = s71;
     }
     if ((e = this.next._kmReadTable(v, tu >= 204 ? v.ld<u32>(to + 200) : 0)) != KarmemError.None) return e;
     v.leave();
@@ -1328,6 +1533,36 @@ export class Root {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): RootView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Root.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): RootView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Root._kmValidateRoot(v) != KarmemError.None) return null;
+    return Root.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): RootView<R> {
+    const x = new RootView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -1490,7 +1725,7 @@ function _kmReadSoaElement(v: Validator, ao: u32, al: u32, ac: u32, out: Array<E
       const a116l = v.aLen;
       const a116c = v.aCap;
       if ((e = v.charge(<u64>a116l * 4)) != KarmemError.None) return e;
-      x.numbers = v.slice<i32>(a116o, a116l);
+      v.sliceInto<i32>(x.numbers, a116o, a116l);
     }
     if (unchecked(cols[9]) != 0) x.where.tag_ = v.ld<u16>(unchecked(cols[9]) + i * 2);
     if (unchecked(cols[10]) != 0) x.where.flag = v.ldBool(unchecked(cols[10]) + i);
@@ -1543,4 +1778,393 @@ function _kmValidateSoaElement(v: Validator, ao: u32, al: u32, ac: u32): KarmemE
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Vec3 in flattening order: the leaves a view reads. */
+const _kmViewColsVec3: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4];
+
+/** Hash and size of each SoA column of Circle in flattening order: the leaves a view reads. */
+const _kmViewColsCircle: StaticArray<u32> = [0x4b95f515, 8];
+
+/** Hash and size of each SoA column of Square in flattening order: the leaves a view reads. */
+const _kmViewColsSquare: StaticArray<u32> = [0x4b95f515, 4];
+
+/** Hash and size of each SoA column of Element in flattening order: the leaves a view reads. */
+const _kmViewColsElement: StaticArray<u32> = [0x4b95f515, 4, 0x0eaff284, 4, 0x5edc3195, 4, 0xaf0870a6, 4, 0x8eac5155, 2, 0xded89066, 1, 0x56a42fa7, 8, 0x0677f096, 12, 0x9bc23426, 12, 0x0ae4f8d1, 12, 0xbab8b9c0, 8];
+
+/** A zero-copy view of the inline struct `Vec3` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Vec3View<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get z(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Pair` over the reader `R` (Validator: checked; Trusted: validated). */
+export class PairView<R> extends _KmStructView<R> {
+  get pos(): Vec3View<R> {
+    const x = new Vec3View<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(0, 12, 0);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get tag_(): u16 {
+    const at = this._kmAt(12, 2, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get flag(): bool {
+    const at = this._kmAt(14, 1, 4);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+}
+
+/** A zero-copy view of the table `Leaf` over the reader `R` (Validator: checked; Trusted: validated). */
+export class LeafView<R> extends _KmStructView<R> {
+  get value(): u64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+
+  get label(): string {
+    const at = this._kmAt(16, 12, 1);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `Circle` over the reader `R` (Validator: checked; Trusted: validated). */
+export class CircleView<R> extends _KmStructView<R> {
+  get radius(): f64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f64>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Square` over the reader `R` (Validator: checked; Trusted: validated). */
+export class SquareView<R> extends _KmStructView<R> {
+  get side(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the table `Element` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ElementView<R> extends _KmStructView<R> {
+  get id(): u32 {
+    const at = this._kmAt(4, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get where(): PairView<R> {
+    const x = new PairView<R>(this._kmR);
+    if (this._kmNested(x, 1)) return x;
+    const at = this._kmAt(8, 16, 1);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get child(): LeafView<R> {
+    const x = new LeafView<R>(this._kmR);
+    if (this._kmNested(x, 6)) return x;
+    const at = this._kmAt(24, 4, 6);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+
+  get name(): string {
+    const at = this._kmAt(28, 12, 8);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get numbers(): _KmNumbers<R, i32, i32> {
+    const at = this._kmAt(40, 12, 9);
+    if (at == 0) return new _KmNumbers<R, i32, i32>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get shape(): ShapeView<R> | null {
+    const at = this._kmAt(52, 8, 10);
+    if (at == 0) return null;
+    const u = new ShapeView<R>(this._kmR, at, at + 4);
+    return u.tag == 0 ? null : u;
+  }
+}
+
+/** A zero-copy view of the table `Root` over the reader `R` (Validator: checked; Trusted: validated). */
+export class RootView<R> extends _KmStructView<R> {
+  get flags(): _KmBools<R> {
+    const at = this._kmAt(4, 4, 0);
+    if (at == 0) return new _KmBools<R>(this._kmR, 0, 4);
+    return new _KmBools<R>(this._kmR, at, 4);
+  }
+
+  get kind(): Kind {
+    const at = this._kmAt(8, 1, 0);
+    if (at == 0) return <Kind>0;
+    return <Kind>this._kmR.ld<u8>(at);
+  }
+
+  get wide(): i64 {
+    const at = this._kmAt(16, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i64>(at);
+  }
+
+  get text(): string {
+    const at = this._kmAt(24, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get utf16(): string {
+    const at = this._kmAt(36, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 2, NO_LIMIT);
+    return this._kmR.utf16String(r.aOff, r.aLen);
+  }
+
+  get fixed(): _KmInlines<R, Vec3View<R>> {
+    const at = this._kmAt(48, 36, 0);
+    if (at == 0) return new _KmInlines<R, Vec3View<R>>(this._kmR, 0, 3, 12);
+    return new _KmInlines<R, Vec3View<R>>(this._kmR, at, 3, 12);
+  }
+
+  get limited(): _KmNumbers<R, u64, u64> {
+    const at = this._kmAt(84, 12, 0);
+    if (at == 0) return new _KmNumbers<R, u64, u64>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 8, 8);
+    return new _KmNumbers<R, u64, u64>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get points(): _KmSoa<R, Vec3View<R>> {
+    const at = this._kmAt(96, 12, 0);
+    if (at == 0) return new _KmSoa<R, Vec3View<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsVec3);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsVec3);
+  }
+
+  get pointsAos(): _KmInlines<R, Vec3View<R>> {
+    const at = this._kmAt(108, 12, 0);
+    if (at == 0) return new _KmInlines<R, Vec3View<R>>(this._kmR, 0, <i32>0, 12);
+    const r = this._kmR;
+    r.array(at, 12, NO_LIMIT);
+    return new _KmInlines<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, 12);
+  }
+
+  get elements(): _KmSoa<R, ElementView<R>> {
+    const at = this._kmAt(120, 12, 0);
+    if (at == 0) return new _KmSoa<R, ElementView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsElement);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, ElementView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsElement);
+  }
+
+  get elementsAos(): _KmTables<R, ElementView<R>> {
+    const at = this._kmAt(132, 12, 0);
+    if (at == 0) return new _KmTables<R, ElementView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, ElementView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get shape(): ShapeView<R> | null {
+    const at = this._kmAt(144, 8, 0);
+    if (at == 0) return null;
+    const u = new ShapeView<R>(this._kmR, at, at + 4);
+    return u.tag == 0 ? null : u;
+  }
+
+  get shapesAos(): _KmUnions<R, ShapeView<R>> {
+    const at = this._kmAt(152, 12, 0);
+    if (at == 0) return new _KmUnions<R, ShapeView<R>>(this._kmR, 0, 8, 0 + 4, 8, <i32>0);
+    const r = this._kmR;
+    r.array(at, 8, NO_LIMIT);
+    return new _KmUnions<R, ShapeView<R>>(this._kmR, r.aOff, 8, r.aOff + 4, 8, <i32>r.aLen);
+  }
+
+  get shapesSoa(): _KmUnionColumns<R, ShapeView<R>> {
+    const at = this._kmAt(164, 12, 0);
+    if (at == 0) return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, 0, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, r.aOff, r.aLen, r.aCap);
+  }
+
+  get shapesBovoa(): ShapeBovoaView<R> {
+    const at = this._kmAt(176, 12, 0);
+    if (at == 0) return new ShapeBovoaView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovoaView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get shapesBovos(): ShapeBovosView<R> {
+    const at = this._kmAt(188, 12, 0);
+    if (at == 0) return new ShapeBovosView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovosView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get next(): LeafView<R> {
+    const x = new LeafView<R>(this._kmR);
+    const at = this._kmAt(200, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of a value of the union `Shape`: `tag` (0: none) and a getter per variant. */
+export class ShapeView<R> {
+  tag: u32 = 0;
+  _kmX: _KmStructView<R> | null = null;
+
+  /** The value whose tag is at `tagAt` and offset at `offsetAt` (none when `tagAt` is 0). */
+  constructor(r: R, tagAt: u32, offsetAt: u32) {
+    if (tagAt != 0) this._kmRead(r, tagAt, offsetAt);
+  }
+
+  _kmRead(r: R, tagAt: u32, offsetAt: u32): void {
+    const tag = <u32>r.ld<u8>(tagAt);
+    const offset = r.ld<u32>(offsetAt);
+    switch (tag) {
+      case 1: {
+        const x = new CircleView<R>(r);
+        x._kmTable(offset);
+        this._kmSet(1, x);
+        break;
+      }
+      case 4: {
+        if (r.inlineAt(offset, 4)) {
+          const x = new SquareView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(4, x);
+        }
+        break;
+      }
+    }
+  }
+
+  _kmSet(tag: u32, x: _KmStructView<R>): void {
+    this.tag = tag;
+    this._kmX = x;
+  }
+
+  get circle(): CircleView<R> | null {
+    return this.tag == 1 ? changetype<CircleView<R>>(this._kmX) : null;
+  }
+
+  get square(): SquareView<R> | null {
+    return this.tag == 4 ? changetype<SquareView<R>>(this._kmX) : null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovoaView<R> {
+  _kmR: R;
+  _kmV0: _KmTables<R, CircleView<R>>;
+  _kmV1: _KmInlines<R, SquareView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 4);
+    this._kmV0 = new _KmTables<R, CircleView<R>>(r, r.aOff, <i32>r.aLen);
+    r.bunchEntry(o, c, 4, 4);
+    this._kmV1 = new _KmInlines<R, SquareView<R>>(r, r.aOff, <i32>r.aLen, 4);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(4, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovosView<R> {
+  _kmR: R;
+  _kmV0: _KmSoa<R, CircleView<R>>;
+  _kmV1: _KmSoa<R, SquareView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 0);
+    this._kmV0 = new _KmSoa<R, CircleView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsCircle);
+    r.bunchEntry(o, c, 4, 0);
+    this._kmV1 = new _KmSoa<R, SquareView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsSquare);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(4, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
 }

@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The table (evolvable) `another_struct`. */
@@ -10,7 +14,10 @@ export class AnotherStruct {
   a: u32 = 0;
   b: u64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a = 0;
     this.b = 0;
@@ -111,6 +118,36 @@ export class AnotherStruct {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): AnotherStructView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return AnotherStruct.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): AnotherStructView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (AnotherStruct._kmValidateRoot(v) != KarmemError.None) return null;
+    return AnotherStruct.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): AnotherStructView<R> {
+    const x = new AnotherStructView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `struct_name`. */
@@ -118,10 +155,13 @@ export class StructName {
   fieldAsSoa: Array<AnotherStruct> = new Array<AnotherStruct>(0);
   fieldAsAos: Array<AnotherStruct> = new Array<AnotherStruct>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.fieldAsSoa = new Array<AnotherStruct>(0);
-    this.fieldAsAos = new Array<AnotherStruct>(0);
+    this.fieldAsSoa.length = 0;
+    this.fieldAsAos.length = 0;
   }
 
   /**
@@ -200,9 +240,9 @@ export class StructName {
       const a3o = v.aOff;
       const a3l = v.aLen;
       const a3c = v.aCap;
-      const s4 = new Array<AnotherStruct>(0);
+      const s4 = this.fieldAsSoa;
+      s4.length = 0;
       if ((e = _kmReadSoaAnotherStruct(v, a3o, a3l, a3c, s4)) != KarmemError.None) return e;
-      this.fieldAsSoa = s4;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 4, NO_LIMIT);
@@ -210,13 +250,13 @@ export class StructName {
       const a6l = v.aLen;
       const a6c = v.aCap;
       if ((e = v.charge(<u64>a6l * 4)) != KarmemError.None) return e;
-      const s7 = new Array<AnotherStruct>(<i32>a6l);
+      const s7 = this.fieldAsAos;
+      s7.length = 0;
       for (let k8: u32 = 0; k8 < a6l; k8++) {
         const x9 = new AnotherStruct();
         if ((e = x9._kmReadTable(v, v.ld<u32>(a6o + k8 * 4))) != KarmemError.None) return e;
-        unchecked((s7[k8] = x9));
+        s7.push(x9);
       }
-      this.fieldAsAos = s7;
     }
     v.leave();
     return KarmemError.None;
@@ -261,6 +301,36 @@ export class StructName {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): StructNameView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return StructName.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): StructNameView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (StructName._kmValidateRoot(v) != KarmemError.None) return null;
+    return StructName.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): StructNameView<R> {
+    const x = new StructNameView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `point2d`. */
@@ -268,7 +338,10 @@ export class Point2d {
   x: f32 = 0;
   y: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -351,6 +424,36 @@ export class Point2d {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Point2dView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Point2d.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Point2dView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Point2d._kmValidateRoot(v) != KarmemError.None) return null;
+    return Point2d.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Point2dView<R> {
+    const x = new Point2dView<R>(r);
+    if (<u64>r.size >= 16) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `point3d`. */
@@ -359,7 +462,10 @@ export class Point3d {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -444,6 +550,36 @@ export class Point3d {
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Point3dView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Point3d.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Point3dView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Point3d._kmValidateRoot(v) != KarmemError.None) return null;
+    return Point3d.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Point3dView<R> {
+    const x = new Point3dView<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
   }
 }
 
@@ -610,9 +746,12 @@ export class Particle {
   pos: Array<AnyPoint | null> = new Array<AnyPoint | null>(0);
   name: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Array<AnyPoint | null>(0);
+    this.pos.length = 0;
     this.name = "";
   }
 
@@ -685,9 +824,9 @@ export class Particle {
       const a14o = v.aOff;
       const a14l = v.aLen;
       const a14c = v.aCap;
-      const s15 = new Array<AnyPoint | null>(0);
+      const s15 = this.pos;
+      s15.length = 0;
       if ((e = _kmReadBovosAnyPoint(v, a14o, a14c, s15)) != KarmemError.None) return e;
-      this.pos = s15;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 2, NO_LIMIT);
@@ -761,6 +900,36 @@ export class Particle {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ParticleView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Particle.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ParticleView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Particle._kmValidateRoot(v) != KarmemError.None) return null;
+    return Particle.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ParticleView<R> {
+    const x = new ParticleView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -857,4 +1026,185 @@ function _kmValidateSoaPoint3d(v: Validator, ao: u32, al: u32, ac: u32): KarmemE
   const cols = new StaticArray<u32>(3);
   if ((e = v.soa(ao, ac, _kmColsPoint3d, cols)) != KarmemError.None) return e;
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of AnotherStruct in flattening order: the leaves a view reads. */
+const _kmViewColsAnotherStruct: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 8];
+
+/** Hash and size of each SoA column of Point2d in flattening order: the leaves a view reads. */
+const _kmViewColsPoint2d: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4];
+
+/** Hash and size of each SoA column of Point3d in flattening order: the leaves a view reads. */
+const _kmViewColsPoint3d: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4];
+
+/** A zero-copy view of the table `another_struct` over the reader `R` (Validator: checked; Trusted: validated). */
+export class AnotherStructView<R> extends _KmStructView<R> {
+  get a(): u32 {
+    const at = this._kmAt(4, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b(): u64 {
+    const at = this._kmAt(8, 8, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+}
+
+/** A zero-copy view of the table `struct_name` over the reader `R` (Validator: checked; Trusted: validated). */
+export class StructNameView<R> extends _KmStructView<R> {
+  get fieldAsSoa(): _KmSoa<R, AnotherStructView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmSoa<R, AnotherStructView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsAnotherStruct);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, AnotherStructView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsAnotherStruct);
+  }
+
+  get fieldAsAos(): _KmTables<R, AnotherStructView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmTables<R, AnotherStructView<R>>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmTables<R, AnotherStructView<R>>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+}
+
+/** A zero-copy view of the inline struct `point2d` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Point2dView<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `point3d` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Point3dView<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get z(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the table `particle` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ParticleView<R> extends _KmStructView<R> {
+  get pos(): AnyPointBovosView<R> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new AnyPointBovosView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new AnyPointBovosView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get name(): string {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 2, NO_LIMIT);
+    return this._kmR.utf16String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of a value of the union `any_point`: `tag` (0: none) and a getter per variant. */
+export class AnyPointView<R> {
+  tag: u32 = 0;
+  _kmX: _KmStructView<R> | null = null;
+
+  /** The value whose tag is at `tagAt` and offset at `offsetAt` (none when `tagAt` is 0). */
+  constructor(r: R, tagAt: u32, offsetAt: u32) {
+    if (tagAt != 0) this._kmRead(r, tagAt, offsetAt);
+  }
+
+  _kmRead(r: R, tagAt: u32, offsetAt: u32): void {
+    const tag = <u32>r.ld<u8>(tagAt);
+    const offset = r.ld<u32>(offsetAt);
+    switch (tag) {
+      case 1: {
+        if (r.inlineAt(offset, 8)) {
+          const x = new Point2dView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(1, x);
+        }
+        break;
+      }
+      case 2: {
+        if (r.inlineAt(offset, 12)) {
+          const x = new Point3dView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(2, x);
+        }
+        break;
+      }
+    }
+  }
+
+  _kmSet(tag: u32, x: _KmStructView<R>): void {
+    this.tag = tag;
+    this._kmX = x;
+  }
+
+  get point2d(): Point2dView<R> | null {
+    return this.tag == 1 ? changetype<Point2dView<R>>(this._kmX) : null;
+  }
+
+  get point3d(): Point3dView<R> | null {
+    return this.tag == 2 ? changetype<Point3dView<R>>(this._kmX) : null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `any_point`: each variant's values, in declaration order. */
+export class AnyPointBovosView<R> {
+  _kmR: R;
+  _kmV0: _KmSoa<R, Point2dView<R>>;
+  _kmV1: _KmSoa<R, Point3dView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 0);
+    this._kmV0 = new _KmSoa<R, Point2dView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsPoint2d);
+    r.bunchEntry(o, c, 2, 0);
+    this._kmV1 = new _KmSoa<R, Point3dView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsPoint3d);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): AnyPointView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new AnyPointView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new AnyPointView<R>(this._kmR, 0, 0);
+      u._kmSet(2, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
 }

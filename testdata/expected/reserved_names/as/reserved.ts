@@ -3,13 +3,20 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The inline struct (frozen layout) `Len`. */
 export class Len {
   get: i32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.get = 0;
   }
@@ -89,6 +96,36 @@ export class Len {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): LenView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Len.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): LenView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Len._kmValidateRoot(v) != KarmemError.None) return null;
+    return Len.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): LenView<R> {
+    const x = new LenView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Cell`. */
@@ -105,7 +142,10 @@ export class Cell {
   name: string = "";
   reader: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.len = 0;
     this.get = 0;
@@ -245,6 +285,36 @@ export class Cell {
     }
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): CellView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Cell.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): CellView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Cell._kmValidateRoot(v) != KarmemError.None) return null;
+    return Cell.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): CellView<R> {
+    const x = new CellView<R>(r);
+    if (<u64>r.size >= 68) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Point`. */
@@ -255,7 +325,10 @@ export class Point {
   table: f32 = 0;
   name: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.position = 0;
     this.reader = 0;
@@ -362,6 +435,36 @@ export class Point {
       if ((e = v.utf8(a11o, a11l)) != KarmemError.None) return e;
     }
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): PointView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Point.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): PointView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Point._kmValidateRoot(v) != KarmemError.None) return null;
+    return Point.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): PointView<R> {
+    const x = new PointView<R>(r);
+    if (<u64>r.size >= 36) x._kmInline(8);
+    return x;
   }
 }
 
@@ -529,15 +632,18 @@ export class Holder {
   cells: Array<Cell> = new Array<Cell>(0);
   shapes: Array<Shape | null> = new Array<Shape | null>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.position = "";
-    this.table = new Point();
-    this.reader = new Array<Point>(0);
+    this.table._kmReset();
+    this.reader.length = 0;
     this.root = 0;
     this.r = 0;
-    this.cells = new Array<Cell>(0);
-    this.shapes = new Array<Shape | null>(0);
+    this.cells.length = 0;
+    this.shapes.length = 0;
   }
 
   /**
@@ -624,9 +730,9 @@ export class Holder {
       const a15o = v.aOff;
       const a15l = v.aLen;
       const a15c = v.aCap;
-      const s16 = new Array<Point>(0);
+      const s16 = this.reader;
+      s16.length = 0;
       if ((e = _kmReadSoaPoint(v, a15o, a15l, a15c, s16)) != KarmemError.None) return e;
-      this.reader = s16;
     }
     if (tu >= 60) this.root = v.ld<i32>(to + 56);
     if (tu >= 64) this.r = v.ld<i32>(to + 60);
@@ -635,18 +741,18 @@ export class Holder {
       const a18o = v.aOff;
       const a18l = v.aLen;
       const a18c = v.aCap;
-      const s19 = new Array<Cell>(0);
+      const s19 = this.cells;
+      s19.length = 0;
       if ((e = _kmReadSoaCell(v, a18o, a18l, a18c, s19)) != KarmemError.None) return e;
-      this.cells = s19;
     }
     if (tu >= 88) {
       v.fieldArray(to, tu, 76, 0, NO_LIMIT);
       const a21o = v.aOff;
       const a21l = v.aLen;
       const a21c = v.aCap;
-      const s22 = new Array<Shape | null>(0);
+      const s22 = this.shapes;
+      s22.length = 0;
       if ((e = _kmReadBovosShape(v, a21o, a21c, s22)) != KarmemError.None) return e;
-      this.shapes = s22;
     }
     v.leave();
     return KarmemError.None;
@@ -727,6 +833,36 @@ export class Holder {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): HolderView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Holder.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): HolderView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Holder._kmValidateRoot(v) != KarmemError.None) return null;
+    return Holder.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): HolderView<R> {
+    const x = new HolderView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -903,4 +1039,268 @@ function _kmValidateSoaPoint(v: Validator, ao: u32, al: u32, ac: u32): KarmemErr
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Len in flattening order: the leaves a view reads. */
+const _kmViewColsLen: StaticArray<u32> = [0x4b95f515, 4];
+
+/** Hash and size of each SoA column of Cell in flattening order: the leaves a view reads. */
+const _kmViewColsCell: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4, 0x9bc23426, 4, 0x0ae4f8d1, 4, 0xbab8b9c0, 4, 0xab3d76f3, 4, 0x5b1137e2, 4, 0xccf7ed9d, 4, 0x7ccbae8c, 12, 0x6d506bbf, 12];
+
+/** Hash and size of each SoA column of Point in flattening order: the leaves a view reads. */
+const _kmViewColsPoint: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4, 0x9bc23426, 4, 0x0ae4f8d1, 12];
+
+/** A zero-copy view of the inline struct `Len` over the reader `R` (Validator: checked; Trusted: validated). */
+export class LenView<R> extends _KmStructView<R> {
+  get get(): i32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Cell` over the reader `R` (Validator: checked; Trusted: validated). */
+export class CellView<R> extends _KmStructView<R> {
+  get len(): i32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get get(): i32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get iter(): i32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get new_(): i32 {
+    const at = this._kmAt(12, 4, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get isEmpty(): i32 {
+    const at = this._kmAt(16, 4, 4);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get r(): i32 {
+    const at = this._kmAt(20, 4, 5);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get at(): i32 {
+    const at = this._kmAt(24, 4, 6);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get all(): i32 {
+    const at = this._kmAt(28, 4, 7);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get position(): i32 {
+    const at = this._kmAt(32, 4, 8);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get name(): string {
+    const at = this._kmAt(36, 12, 9);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get reader(): string {
+    const at = this._kmAt(48, 12, 10);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the inline struct `Point` over the reader `R` (Validator: checked; Trusted: validated). */
+export class PointView<R> extends _KmStructView<R> {
+  get position(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get reader(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get root(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get table(): f32 {
+    const at = this._kmAt(12, 4, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get name(): string {
+    const at = this._kmAt(16, 12, 4);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the table `Holder` over the reader `R` (Validator: checked; Trusted: validated). */
+export class HolderView<R> extends _KmStructView<R> {
+  get position(): string {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get table(): PointView<R> {
+    const x = new PointView<R>(this._kmR);
+    const at = this._kmAt(16, 28, 0);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get reader(): _KmSoa<R, PointView<R>> {
+    const at = this._kmAt(44, 12, 0);
+    if (at == 0) return new _KmSoa<R, PointView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsPoint);
+    const r = this._kmR;
+    r.array(at, 0, 4);
+    return new _KmSoa<R, PointView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsPoint);
+  }
+
+  get root(): i32 {
+    const at = this._kmAt(56, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get r(): i32 {
+    const at = this._kmAt(60, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<i32>(at);
+  }
+
+  get cells(): _KmSoa<R, CellView<R>> {
+    const at = this._kmAt(64, 12, 0);
+    if (at == 0) return new _KmSoa<R, CellView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsCell);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, CellView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsCell);
+  }
+
+  get shapes(): ShapeBovosView<R> {
+    const at = this._kmAt(76, 12, 0);
+    if (at == 0) return new ShapeBovosView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovosView<R>(this._kmR, r.aOff, r.aCap);
+  }
+}
+
+/** A zero-copy view of a value of the union `Shape`: `tag` (0: none) and a getter per variant. */
+export class ShapeView<R> {
+  tag: u32 = 0;
+  _kmX: _KmStructView<R> | null = null;
+
+  /** The value whose tag is at `tagAt` and offset at `offsetAt` (none when `tagAt` is 0). */
+  constructor(r: R, tagAt: u32, offsetAt: u32) {
+    if (tagAt != 0) this._kmRead(r, tagAt, offsetAt);
+  }
+
+  _kmRead(r: R, tagAt: u32, offsetAt: u32): void {
+    const tag = <u32>r.ld<u8>(tagAt);
+    const offset = r.ld<u32>(offsetAt);
+    switch (tag) {
+      case 1: {
+        if (r.inlineAt(offset, 4)) {
+          const x = new LenView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(1, x);
+        }
+        break;
+      }
+      case 2: {
+        if (r.inlineAt(offset, 28)) {
+          const x = new PointView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(2, x);
+        }
+        break;
+      }
+    }
+  }
+
+  _kmSet(tag: u32, x: _KmStructView<R>): void {
+    this.tag = tag;
+    this._kmX = x;
+  }
+
+  get len(): LenView<R> | null {
+    return this.tag == 1 ? changetype<LenView<R>>(this._kmX) : null;
+  }
+
+  get point(): PointView<R> | null {
+    return this.tag == 2 ? changetype<PointView<R>>(this._kmX) : null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovosView<R> {
+  _kmR: R;
+  _kmV0: _KmSoa<R, LenView<R>>;
+  _kmV1: _KmSoa<R, PointView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 0);
+    this._kmV0 = new _KmSoa<R, LenView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsLen);
+    r.bunchEntry(o, c, 2, 0);
+    this._kmV1 = new _KmSoa<R, PointView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsPoint);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(2, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
 }

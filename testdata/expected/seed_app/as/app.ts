@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `SocialNetwork` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -20,7 +24,10 @@ export class ProfileData {
   username: string = "";
   id: u64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.network = <SocialNetwork>0;
     this.username = "";
@@ -138,15 +145,48 @@ export class ProfileData {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ProfileDataView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return ProfileData.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ProfileDataView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (ProfileData._kmValidateRoot(v) != KarmemError.None) return null;
+    return ProfileData.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ProfileDataView<R> {
+    const x = new ProfileDataView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Profile`. */
 export class Profile {
   data: ProfileData = new ProfileData();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.data = new ProfileData();
+    this.data._kmReset();
   }
 
   /**
@@ -227,6 +267,36 @@ export class Profile {
     if ((e = ProfileData._kmValidateTable(v, v.ld<u32>(at))) != KarmemError.None) return e;
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ProfileView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Profile.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ProfileView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Profile._kmValidateRoot(v) != KarmemError.None) return null;
+    return Profile.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ProfileView<R> {
+    const x = new ProfileView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `AccountData`. */
@@ -235,11 +305,14 @@ export class AccountData {
   email: string = "";
   profiles: Array<Profile> = new Array<Profile>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.id = 0;
     this.email = "";
-    this.profiles = new Array<Profile>(0);
+    this.profiles.length = 0;
   }
 
   /**
@@ -329,13 +402,13 @@ export class AccountData {
       const a10l = v.aLen;
       const a10c = v.aCap;
       if ((e = v.charge(<u64>a10l * 4)) != KarmemError.None) return e;
-      const s11 = new Array<Profile>(<i32>a10l);
+      const s11 = this.profiles;
+      s11.length = 0;
       for (let k12: u32 = 0; k12 < a10l; k12++) {
         const x13 = new Profile();
         if ((e = x13._kmReadAt(v, a10o + k12 * 4)) != KarmemError.None) return e;
-        unchecked((s11[k12] = x13));
+        s11.push(x13);
       }
-      this.profiles = s11;
     }
     v.leave();
     return KarmemError.None;
@@ -379,5 +452,94 @@ export class AccountData {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): AccountDataView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return AccountData.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): AccountDataView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (AccountData._kmValidateRoot(v) != KarmemError.None) return null;
+    return AccountData.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): AccountDataView<R> {
+    const x = new AccountDataView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `ProfileData` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ProfileDataView<R> extends _KmStructView<R> {
+  get network(): SocialNetwork {
+    const at = this._kmAt(4, 1, 0);
+    if (at == 0) return <SocialNetwork>0;
+    return <SocialNetwork>this._kmR.ld<u8>(at);
+  }
+
+  get username(): string {
+    const at = this._kmAt(8, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get id(): u64 {
+    const at = this._kmAt(24, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Profile` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ProfileView<R> extends _KmStructView<R> {
+  get data(): ProfileDataView<R> {
+    const x = new ProfileDataView<R>(this._kmR);
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `AccountData` over the reader `R` (Validator: checked; Trusted: validated). */
+export class AccountDataView<R> extends _KmStructView<R> {
+  get id(): u64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u64>(at);
+  }
+
+  get email(): string {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get profiles(): _KmInlines<R, ProfileView<R>> {
+    const at = this._kmAt(28, 12, 0);
+    if (at == 0) return new _KmInlines<R, ProfileView<R>>(this._kmR, 0, <i32>0, 4);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmInlines<R, ProfileView<R>>(this._kmR, r.aOff, <i32>r.aLen, 4);
   }
 }

@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `Team` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -20,7 +24,10 @@ export class Vec3 {
   y: f32 = 0;
   z: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.x = 0;
     this.y = 0;
@@ -106,6 +113,36 @@ export class Vec3 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): Vec3View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Vec3.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): Vec3View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Vec3._kmValidateRoot(v) != KarmemError.None) return null;
+    return Vec3.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): Vec3View<R> {
+    const x = new Vec3View<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `MonsterData`. */
@@ -120,17 +157,20 @@ export class MonsterData {
   status: Array<i32> = new Array<i32>(0);
   path: Array<Vec3> = new Array<Vec3>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.pos = new Vec3();
+    this.pos._kmReset();
     this.mana = 0;
     this.health = 0;
     this.name = "";
     this.team = <Team>0;
-    this.inventory = new Array<u8>(0);
-    this.hitbox = new StaticArray<f64>(4);
-    this.status = new Array<i32>(0);
-    this.path = new Array<Vec3>(0);
+    this.inventory.length = 0;
+    memory.fill(changetype<usize>(this.hitbox), 0, <usize>this.hitbox.length * sizeof<f64>());
+    this.status.length = 0;
+    this.path.length = 0;
   }
 
   /**
@@ -224,7 +264,7 @@ export class MonsterData {
       const a4l = v.aLen;
       const a4c = v.aCap;
       if ((e = v.charge(<u64>a4l)) != KarmemError.None) return e;
-      this.inventory = v.slice<u8>(a4o, a4l);
+      v.sliceInto<u8>(this.inventory, a4o, a4l);
     }
     if (tu >= 80) for (let j7 = 0; j7 < min(this.hitbox.length, 4); j7++) unchecked((this.hitbox[j7] = v.ld<f64>(to + 48 + <u32>j7 * 8)));
     if (tu >= 92) {
@@ -233,16 +273,16 @@ export class MonsterData {
       const a8l = v.aLen;
       const a8c = v.aCap;
       if ((e = v.charge(<u64>a8l * 4)) != KarmemError.None) return e;
-      this.status = v.slice<i32>(a8o, a8l);
+      v.sliceInto<i32>(this.status, a8o, a8l);
     }
     if (tu >= 104) {
       v.fieldArray(to, tu, 92, 0, 128);
       const a11o = v.aOff;
       const a11l = v.aLen;
       const a11c = v.aCap;
-      const s12 = new Array<Vec3>(0);
+      const s12 = this.path;
+      s12.length = 0;
       if ((e = _kmReadSoaVec3(v, a11o, a11l, a11c, s12)) != KarmemError.None) return e;
-      this.path = s12;
     }
     v.leave();
     return KarmemError.None;
@@ -293,15 +333,48 @@ export class MonsterData {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MonsterDataView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return MonsterData.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MonsterDataView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (MonsterData._kmValidateRoot(v) != KarmemError.None) return null;
+    return MonsterData.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MonsterDataView<R> {
+    const x = new MonsterDataView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Monster`. */
 export class Monster {
   data: MonsterData = new MonsterData();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.data = new MonsterData();
+    this.data._kmReset();
   }
 
   /**
@@ -382,15 +455,48 @@ export class Monster {
     if ((e = MonsterData._kmValidateTable(v, v.ld<u32>(at))) != KarmemError.None) return e;
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): MonsterView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Monster.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): MonsterView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Monster._kmValidateRoot(v) != KarmemError.None) return null;
+    return Monster.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): MonsterView<R> {
+    const x = new MonsterView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `State`. */
 export class State {
   monsters: Array<Monster> = new Array<Monster>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.monsters = new Array<Monster>(0);
+    this.monsters.length = 0;
   }
 
   /**
@@ -462,9 +568,9 @@ export class State {
       const a19o = v.aOff;
       const a19l = v.aLen;
       const a19c = v.aCap;
-      const s20 = new Array<Monster>(0);
+      const s20 = this.monsters;
+      s20.length = 0;
       if ((e = _kmReadSoaMonster(v, a19o, a19l, a19c, s20)) != KarmemError.None) return e;
-      this.monsters = s20;
     }
     v.leave();
     return KarmemError.None;
@@ -501,6 +607,36 @@ export class State {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): StateView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return State.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): StateView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (State._kmValidateRoot(v) != KarmemError.None) return null;
+    return State.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): StateView<R> {
+    const x = new StateView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -586,7 +722,7 @@ function _kmReadSoaMonster(v: Validator, ao: u32, al: u32, ac: u32, out: Array<M
       const a32l = v.aLen;
       const a32c = v.aCap;
       if ((e = v.charge(<u64>a32l)) != KarmemError.None) return e;
-      x.data.inventory = v.slice<u8>(a32o, a32l);
+      v.sliceInto<u8>(x.data.inventory, a32o, a32l);
     }
     if (unchecked(cols[6]) != 0) {
       v.array(unchecked(cols[6]) + i * 12, 4, NO_LIMIT);
@@ -594,16 +730,16 @@ function _kmReadSoaMonster(v: Validator, ao: u32, al: u32, ac: u32, out: Array<M
       const a35l = v.aLen;
       const a35c = v.aCap;
       if ((e = v.charge(<u64>a35l * 4)) != KarmemError.None) return e;
-      x.data.status = v.slice<i32>(a35o, a35l);
+      v.sliceInto<i32>(x.data.status, a35o, a35l);
     }
     if (unchecked(cols[7]) != 0) {
       v.array(unchecked(cols[7]) + i * 12, 0, 128);
       const a38o = v.aOff;
       const a38l = v.aLen;
       const a38c = v.aCap;
-      const s39 = new Array<Vec3>(0);
+      const s39 = x.data.path;
+      s39.length = 0;
       if ((e = _kmReadSoaVec3(v, a38o, a38l, a38c, s39)) != KarmemError.None) return e;
-      x.data.path = s39;
     }
     if (unchecked(cols[8]) != 0) x.data.mana = v.ld<i16>(unchecked(cols[8]) + i * 2);
     if (unchecked(cols[9]) != 0) x.data.health = v.ld<i16>(unchecked(cols[9]) + i * 2);
@@ -654,4 +790,122 @@ function _kmValidateSoaMonster(v: Validator, ao: u32, al: u32, ac: u32): KarmemE
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Vec3 in flattening order: the leaves a view reads. */
+const _kmViewColsVec3: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4];
+
+/** Hash and size of each SoA column of Monster in flattening order: the leaves a view reads. */
+const _kmViewColsMonster: StaticArray<u32> = [0xe23c62b5, 4, 0x921023a4, 4, 0x8294e0d7, 4, 0x4bb53254, 2, 0x3c39ef87, 2, 0xec0db076, 12, 0x5b307521, 1, 0x0b043610, 12, 0xfb88f343, 32, 0xab5cb432, 12, 0x1d4369ed, 12];
+
+/** A zero-copy view of the inline struct `Vec3` over the reader `R` (Validator: checked; Trusted: validated). */
+export class Vec3View<R> extends _KmStructView<R> {
+  get x(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get y(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get z(): f32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the table `MonsterData` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MonsterDataView<R> extends _KmStructView<R> {
+  get pos(): Vec3View<R> {
+    const x = new Vec3View<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+
+  get mana(): i16 {
+    const at = this._kmAt(16, 2, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<i16>(at);
+  }
+
+  get health(): i16 {
+    const at = this._kmAt(18, 2, 4);
+    if (at == 0) return 0;
+    return this._kmR.ld<i16>(at);
+  }
+
+  get name(): string {
+    const at = this._kmAt(20, 12, 5);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get team(): Team {
+    const at = this._kmAt(32, 1, 6);
+    if (at == 0) return <Team>0;
+    return <Team>this._kmR.ld<u8>(at);
+  }
+
+  get inventory(): _KmNumbers<R, u8, u8> {
+    const at = this._kmAt(36, 12, 7);
+    if (at == 0) return new _KmNumbers<R, u8, u8>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 1, 128);
+    return new _KmNumbers<R, u8, u8>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get hitbox(): _KmNumbers<R, f64, f64> {
+    const at = this._kmAt(48, 32, 8);
+    if (at == 0) return new _KmNumbers<R, f64, f64>(this._kmR, 0, 4);
+    return new _KmNumbers<R, f64, f64>(this._kmR, at, 4);
+  }
+
+  get status(): _KmNumbers<R, i32, i32> {
+    const at = this._kmAt(80, 12, 9);
+    if (at == 0) return new _KmNumbers<R, i32, i32>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 4, NO_LIMIT);
+    return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get path(): _KmSoa<R, Vec3View<R>> {
+    const at = this._kmAt(92, 12, 10);
+    if (at == 0) return new _KmSoa<R, Vec3View<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsVec3);
+    const r = this._kmR;
+    r.array(at, 0, 128);
+    return new _KmSoa<R, Vec3View<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsVec3);
+  }
+}
+
+/** A zero-copy view of the inline struct `Monster` over the reader `R` (Validator: checked; Trusted: validated). */
+export class MonsterView<R> extends _KmStructView<R> {
+  get data(): MonsterDataView<R> {
+    const x = new MonsterDataView<R>(this._kmR);
+    if (this._kmNested(x, 0)) return x;
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return x;
+    x._kmTable(this._kmR.ld<u32>(at));
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `State` over the reader `R` (Validator: checked; Trusted: validated). */
+export class StateView<R> extends _KmStructView<R> {
+  get monsters(): _KmSoa<R, MonsterView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmSoa<R, MonsterView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsMonster);
+    const r = this._kmR;
+    r.array(at, 0, 2000);
+    return new _KmSoa<R, MonsterView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsMonster);
+  }
 }

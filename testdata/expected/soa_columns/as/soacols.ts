@@ -3,13 +3,20 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The table (evolvable) `Circle`. */
 export class Circle {
   radius: f64 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.radius = 0;
   }
@@ -107,13 +114,46 @@ export class Circle {
     v.leave();
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): CircleView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Circle.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): CircleView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Circle._kmValidateRoot(v) != KarmemError.None) return null;
+    return Circle.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): CircleView<R> {
+    const x = new CircleView<R>(r);
+    x._kmTable(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Square`. */
 export class Square {
   side: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.side = 0;
   }
@@ -192,6 +232,36 @@ export class Square {
 
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): SquareView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Square.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): SquareView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Square._kmValidateRoot(v) != KarmemError.None) return null;
+    return Square.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): SquareView<R> {
+    const x = new SquareView<R>(r);
+    if (<u64>r.size >= 12) x._kmInline(8);
+    return x;
   }
 }
 
@@ -347,7 +417,10 @@ function _kmValidateShape(v: Validator, tagAt: u32, offsetAt: u32): KarmemError 
 export class Tag {
   label: string = "";
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.label = "";
   }
@@ -443,6 +516,36 @@ export class Tag {
     }
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): TagView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Tag.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): TagView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Tag._kmValidateRoot(v) != KarmemError.None) return null;
+    return Tag.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): TagView<R> {
+    const x = new TagView<R>(r);
+    if (<u64>r.size >= 20) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Item`. */
@@ -454,13 +557,16 @@ export class Item {
   bunch: Array<Shape | null> = new Array<Shape | null>(0);
   ok: bool = false;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.wide = "";
-    this.flags = new Array<bool>(0);
-    this.tags = new Array<Tag>(0);
-    this.shapes = new Array<Shape | null>(0);
-    this.bunch = new Array<Shape | null>(0);
+    this.flags.length = 0;
+    this.tags.length = 0;
+    this.shapes.length = 0;
+    this.bunch.length = 0;
     this.ok = false;
   }
 
@@ -540,7 +646,8 @@ export class Item {
       const a10l = v.aLen;
       const a10c = v.aCap;
       if ((e = v.charge(<u64>a10l)) != KarmemError.None) return e;
-      const s11 = new Array<bool>(<i32>a10l);
+      const s11 = this.flags;
+      s11.length = <i32>a10l;
       for (let k12: u32 = 0; k12 < a10l; k12++) unchecked((s11[k12] = v.ldBool(a10o + k12)));
       this.flags = s11;
     }
@@ -549,9 +656,9 @@ export class Item {
       const a13o = v.aOff;
       const a13l = v.aLen;
       const a13c = v.aCap;
-      const s14 = new Array<Tag>(0);
+      const s14 = this.tags;
+      s14.length = 0;
       if ((e = _kmReadSoaTag(v, a13o, a13l, a13c, s14)) != KarmemError.None) return e;
-      this.tags = s14;
     }
     {
       v.array(at + 36, 0, NO_LIMIT);
@@ -562,13 +669,13 @@ export class Item {
         const a16t = v.uTags;
         const a16f = v.uOffs;
         if ((e = v.charge(<u64>a16l * 5)) != KarmemError.None) return e;
-        const s17 = new Array<Shape | null>(<i32>a16l);
+        const s17 = this.shapes;
+        s17.length = <i32>a16l;
         for (let k18: u32 = 0; k18 < a16l; k18++) {
           const x19 = new Shape();
           if ((e = x19._kmRead(v, a16t + k18, a16f + k18 * 4)) != KarmemError.None) return e;
           unchecked((s17[k18] = x19.tag == 0 ? null : x19));
         }
-        this.shapes = s17;
       }
     }
     {
@@ -576,9 +683,9 @@ export class Item {
       const a20o = v.aOff;
       const a20l = v.aLen;
       const a20c = v.aCap;
-      const s21 = new Array<Shape | null>(0);
+      const s21 = this.bunch;
+      s21.length = 0;
       if ((e = _kmReadBovosShape(v, a20o, a20c, s21)) != KarmemError.None) return e;
-      this.bunch = s21;
     }
     this.ok = v.ldBool(at + 60);
     return KarmemError.None;
@@ -668,15 +775,48 @@ export class Item {
     if ((e = v.boolAt(at + 60)) != KarmemError.None) return e;
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): ItemView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Item.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): ItemView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Item._kmValidateRoot(v) != KarmemError.None) return null;
+    return Item.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): ItemView<R> {
+    const x = new ItemView<R>(r);
+    if (<u64>r.size >= 72) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Root`. */
 export class Root {
   items: Array<Item> = new Array<Item>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.items = new Array<Item>(0);
+    this.items.length = 0;
   }
 
   /**
@@ -747,9 +887,9 @@ export class Root {
       const a37o = v.aOff;
       const a37l = v.aLen;
       const a37c = v.aCap;
-      const s38 = new Array<Item>(0);
+      const s38 = this.items;
+      s38.length = 0;
       if ((e = _kmReadSoaItem(v, a37o, a37l, a37c, s38)) != KarmemError.None) return e;
-      this.items = s38;
     }
     v.leave();
     return KarmemError.None;
@@ -786,6 +926,36 @@ export class Root {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): RootView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Root.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): RootView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Root._kmValidateRoot(v) != KarmemError.None) return null;
+    return Root.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): RootView<R> {
+    const x = new RootView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -940,7 +1110,8 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a55l = v.aLen;
       const a55c = v.aCap;
       if ((e = v.charge(<u64>a55l)) != KarmemError.None) return e;
-      const s56 = new Array<bool>(<i32>a55l);
+      const s56 = x.flags;
+      s56.length = <i32>a55l;
       for (let k57: u32 = 0; k57 < a55l; k57++) unchecked((s56[k57] = v.ldBool(a55o + k57)));
       x.flags = s56;
     }
@@ -949,9 +1120,9 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a58o = v.aOff;
       const a58l = v.aLen;
       const a58c = v.aCap;
-      const s59 = new Array<Tag>(0);
+      const s59 = x.tags;
+      s59.length = 0;
       if ((e = _kmReadSoaTag(v, a58o, a58l, a58c, s59)) != KarmemError.None) return e;
-      x.tags = s59;
     }
     if (unchecked(cols[3]) != 0) {
       v.array(unchecked(cols[3]) + i * 12, 0, NO_LIMIT);
@@ -962,13 +1133,13 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
         const a61t = v.uTags;
         const a61f = v.uOffs;
         if ((e = v.charge(<u64>a61l * 5)) != KarmemError.None) return e;
-        const s62 = new Array<Shape | null>(<i32>a61l);
+        const s62 = x.shapes;
+        s62.length = <i32>a61l;
         for (let k63: u32 = 0; k63 < a61l; k63++) {
           const x64 = new Shape();
           if ((e = x64._kmRead(v, a61t + k63, a61f + k63 * 4)) != KarmemError.None) return e;
           unchecked((s62[k63] = x64.tag == 0 ? null : x64));
         }
-        x.shapes = s62;
       }
     }
     if (unchecked(cols[4]) != 0) {
@@ -976,9 +1147,9 @@ function _kmReadSoaItem(v: Validator, ao: u32, al: u32, ac: u32, out: Array<Item
       const a65o = v.aOff;
       const a65l = v.aLen;
       const a65c = v.aCap;
-      const s66 = new Array<Shape | null>(0);
+      const s66 = x.bunch;
+      s66.length = 0;
       if ((e = _kmReadBovosShape(v, a65o, a65c, s66)) != KarmemError.None) return e;
-      x.bunch = s66;
     }
     if (unchecked(cols[5]) != 0) x.ok = v.ldBool(unchecked(cols[5]) + i);
     out.push(x);
@@ -1078,4 +1249,186 @@ function _kmValidateSoaItem(v: Validator, ao: u32, al: u32, ac: u32): KarmemErro
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Circle in flattening order: the leaves a view reads. */
+const _kmViewColsCircle: StaticArray<u32> = [0x4b95f515, 8];
+
+/** Hash and size of each SoA column of Square in flattening order: the leaves a view reads. */
+const _kmViewColsSquare: StaticArray<u32> = [0x4b95f515, 4];
+
+/** Hash and size of each SoA column of Tag in flattening order: the leaves a view reads. */
+const _kmViewColsTag: StaticArray<u32> = [0x4b95f515, 12];
+
+/** Hash and size of each SoA column of Item in flattening order: the leaves a view reads. */
+const _kmViewColsItem: StaticArray<u32> = [0x4b95f515, 12, 0xfb69b604, 12, 0xebee7337, 12, 0x9bc23426, 12, 0x0ae4f8d1, 12, 0xbab8b9c0, 1];
+
+/** A zero-copy view of the table `Circle` over the reader `R` (Validator: checked; Trusted: validated). */
+export class CircleView<R> extends _KmStructView<R> {
+  get radius(): f64 {
+    const at = this._kmAt(8, 8, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f64>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Square` over the reader `R` (Validator: checked; Trusted: validated). */
+export class SquareView<R> extends _KmStructView<R> {
+  get side(): f32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `Tag` over the reader `R` (Validator: checked; Trusted: validated). */
+export class TagView<R> extends _KmStructView<R> {
+  get label(): string {
+    const at = this._kmAt(0, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+}
+
+/** A zero-copy view of the inline struct `Item` over the reader `R` (Validator: checked; Trusted: validated). */
+export class ItemView<R> extends _KmStructView<R> {
+  get wide(): string {
+    const at = this._kmAt(0, 12, 0);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 2, NO_LIMIT);
+    return this._kmR.utf16String(r.aOff, r.aLen);
+  }
+
+  get flags(): _KmBools<R> {
+    const at = this._kmAt(12, 12, 1);
+    if (at == 0) return new _KmBools<R>(this._kmR, 0, <i32>0);
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return new _KmBools<R>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  get tags(): _KmSoa<R, TagView<R>> {
+    const at = this._kmAt(24, 12, 2);
+    if (at == 0) return new _KmSoa<R, TagView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsTag);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, TagView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsTag);
+  }
+
+  get shapes(): _KmUnionColumns<R, ShapeView<R>> {
+    const at = this._kmAt(36, 12, 3);
+    if (at == 0) return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, 0, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmUnionColumns<R, ShapeView<R>>(this._kmR, 1, r.aOff, r.aLen, r.aCap);
+  }
+
+  get bunch(): ShapeBovosView<R> {
+    const at = this._kmAt(48, 12, 4);
+    if (at == 0) return new ShapeBovosView<R>(this._kmR, 0, 0);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new ShapeBovosView<R>(this._kmR, r.aOff, r.aCap);
+  }
+
+  get ok(): bool {
+    const at = this._kmAt(60, 1, 5);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+}
+
+/** A zero-copy view of the table `Root` over the reader `R` (Validator: checked; Trusted: validated). */
+export class RootView<R> extends _KmStructView<R> {
+  get items(): _KmSoa<R, ItemView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmSoa<R, ItemView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsItem);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, ItemView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsItem);
+  }
+}
+
+/** A zero-copy view of a value of the union `Shape`: `tag` (0: none) and a getter per variant. */
+export class ShapeView<R> {
+  tag: u32 = 0;
+  _kmX: _KmStructView<R> | null = null;
+
+  /** The value whose tag is at `tagAt` and offset at `offsetAt` (none when `tagAt` is 0). */
+  constructor(r: R, tagAt: u32, offsetAt: u32) {
+    if (tagAt != 0) this._kmRead(r, tagAt, offsetAt);
+  }
+
+  _kmRead(r: R, tagAt: u32, offsetAt: u32): void {
+    const tag = <u32>r.ld<u8>(tagAt);
+    const offset = r.ld<u32>(offsetAt);
+    switch (tag) {
+      case 1: {
+        const x = new CircleView<R>(r);
+        x._kmTable(offset);
+        this._kmSet(1, x);
+        break;
+      }
+      case 4: {
+        if (r.inlineAt(offset, 4)) {
+          const x = new SquareView<R>(r);
+          x._kmInline(offset);
+          this._kmSet(4, x);
+        }
+        break;
+      }
+    }
+  }
+
+  _kmSet(tag: u32, x: _KmStructView<R>): void {
+    this.tag = tag;
+    this._kmX = x;
+  }
+
+  get circle(): CircleView<R> | null {
+    return this.tag == 1 ? changetype<CircleView<R>>(this._kmX) : null;
+  }
+
+  get square(): SquareView<R> | null {
+    return this.tag == 4 ? changetype<SquareView<R>>(this._kmX) : null;
+  }
+}
+
+/** A zero-copy view of a bunch array (docs/format.md §7.1) of `Shape`: each variant's values, in declaration order. */
+export class ShapeBovosView<R> {
+  _kmR: R;
+  _kmV0: _KmSoa<R, CircleView<R>>;
+  _kmV1: _KmSoa<R, SquareView<R>>;
+  length: i32;
+
+  /** The bunch array whose table is at `o`, of capacity `c`. */
+  constructor(r: R, o: u32, c: u32) {
+    this._kmR = r;
+    r.bunchEntry(o, c, 1, 0);
+    this._kmV0 = new _KmSoa<R, CircleView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsCircle);
+    r.bunchEntry(o, c, 4, 0);
+    this._kmV1 = new _KmSoa<R, SquareView<R>>(r, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsSquare);
+    this.length = this._kmV0.length + this._kmV1.length;
+  }
+
+  @operator("[]") get(i: i32): ShapeView<R> | null {
+    let k = i;
+    if (k < 0) return null;
+    if (k < this._kmV0.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(1, this._kmV0.get(k));
+      return u;
+    }
+    k -= this._kmV0.length;
+    if (k < this._kmV1.length) {
+      const u = new ShapeView<R>(this._kmR, 0, 0);
+      u._kmSet(4, this._kmV1.get(k));
+      return u;
+    }
+    k -= this._kmV1.length;
+    return null;
+  }
 }

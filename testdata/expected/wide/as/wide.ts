@@ -3,6 +3,10 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
+  Trusted,
+  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
+  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
+  UnionColumns as _KmUnionColumns, Unions as _KmUnions,
 } from "karmem-as/assembly";
 
 /** The enum `Color` (u8); values unknown to this schema version are kept (docs/format.md §2). */
@@ -34,7 +38,10 @@ export class Plain {
   tint: Color = <Color>0;
   last: i8 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.f0 = 0;
     this.f1 = 0;
@@ -170,6 +177,36 @@ export class Plain {
     if ((e = v.boolAt(at + 68)) != KarmemError.None) return e;
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): PlainView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Plain.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): PlainView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Plain._kmValidateRoot(v) != KarmemError.None) return null;
+    return Plain.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): PlainView<R> {
+    const x = new PlainView<R>(r);
+    if (<u64>r.size >= 80) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L7`. */
@@ -177,7 +214,10 @@ export class L7 {
   a7: u32 = 0;
   b7: f32 = 0;
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a7 = 0;
     this.b7 = 0;
@@ -260,6 +300,36 @@ export class L7 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L7View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L7.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L7View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L7._kmValidateRoot(v) != KarmemError.None) return null;
+    return L7.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L7View<R> {
+    const x = new L7View<R>(r);
+    if (<u64>r.size >= 16) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L6`. */
@@ -268,11 +338,14 @@ export class L6 {
   b6: f32 = 0;
   next: L7 = new L7();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a6 = 0;
     this.b6 = 0;
-    this.next = new L7();
+    this.next._kmReset();
   }
 
   /**
@@ -355,6 +428,36 @@ export class L6 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L6View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L6.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L6View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L6._kmValidateRoot(v) != KarmemError.None) return null;
+    return L6.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L6View<R> {
+    const x = new L6View<R>(r);
+    if (<u64>r.size >= 24) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L5`. */
@@ -363,11 +466,14 @@ export class L5 {
   b5: f32 = 0;
   next: L6 = new L6();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a5 = 0;
     this.b5 = 0;
-    this.next = new L6();
+    this.next._kmReset();
   }
 
   /**
@@ -450,6 +556,36 @@ export class L5 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L5View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L5.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L5View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L5._kmValidateRoot(v) != KarmemError.None) return null;
+    return L5.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L5View<R> {
+    const x = new L5View<R>(r);
+    if (<u64>r.size >= 32) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L4`. */
@@ -458,11 +594,14 @@ export class L4 {
   b4: f32 = 0;
   next: L5 = new L5();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a4 = 0;
     this.b4 = 0;
-    this.next = new L5();
+    this.next._kmReset();
   }
 
   /**
@@ -545,6 +684,36 @@ export class L4 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L4View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L4.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L4View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L4._kmValidateRoot(v) != KarmemError.None) return null;
+    return L4.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L4View<R> {
+    const x = new L4View<R>(r);
+    if (<u64>r.size >= 40) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L3`. */
@@ -553,11 +722,14 @@ export class L3 {
   b3: f32 = 0;
   next: L4 = new L4();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a3 = 0;
     this.b3 = 0;
-    this.next = new L4();
+    this.next._kmReset();
   }
 
   /**
@@ -640,6 +812,36 @@ export class L3 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L3View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L3.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L3View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L3._kmValidateRoot(v) != KarmemError.None) return null;
+    return L3.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L3View<R> {
+    const x = new L3View<R>(r);
+    if (<u64>r.size >= 48) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L2`. */
@@ -648,11 +850,14 @@ export class L2 {
   b2: f32 = 0;
   next: L3 = new L3();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a2 = 0;
     this.b2 = 0;
-    this.next = new L3();
+    this.next._kmReset();
   }
 
   /**
@@ -735,6 +940,36 @@ export class L2 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L2View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L2.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L2View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L2._kmValidateRoot(v) != KarmemError.None) return null;
+    return L2.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L2View<R> {
+    const x = new L2View<R>(r);
+    if (<u64>r.size >= 56) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L1`. */
@@ -743,11 +978,14 @@ export class L1 {
   b1: f32 = 0;
   next: L2 = new L2();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a1 = 0;
     this.b1 = 0;
-    this.next = new L2();
+    this.next._kmReset();
   }
 
   /**
@@ -830,6 +1068,36 @@ export class L1 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L1View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L1.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L1View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L1._kmValidateRoot(v) != KarmemError.None) return null;
+    return L1.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L1View<R> {
+    const x = new L1View<R>(r);
+    if (<u64>r.size >= 64) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `L0`. */
@@ -838,11 +1106,14 @@ export class L0 {
   b0: f32 = 0;
   next: L1 = new L1();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.a0 = 0;
     this.b0 = 0;
-    this.next = new L1();
+    this.next._kmReset();
   }
 
   /**
@@ -925,6 +1196,36 @@ export class L0 {
   static _kmValidateAt(v: Validator, at: u32): KarmemError {
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): L0View<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return L0.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): L0View<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (L0._kmValidateRoot(v) != KarmemError.None) return null;
+    return L0.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): L0View<R> {
+    const x = new L0View<R>(r);
+    if (<u64>r.size >= 72) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The inline struct (frozen layout) `Rich`. */
@@ -947,7 +1248,10 @@ export class Rich {
   name: string = "";
   deep: L0 = new L0();
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
     this.g0 = 0;
     this.g1 = 0;
@@ -965,7 +1269,7 @@ export class Rich {
     this.g13 = 0;
     this.g14 = 0;
     this.name = "";
-    this.deep = new L0();
+    this.deep._kmReset();
   }
 
   /**
@@ -1091,6 +1395,36 @@ export class Rich {
     }
     return KarmemError.None;
   }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): RichView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Rich.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): RichView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Rich._kmValidateRoot(v) != KarmemError.None) return null;
+    return Rich.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): RichView<R> {
+    const x = new RichView<R>(r);
+    if (<u64>r.size >= 144) x._kmInline(8);
+    return x;
+  }
 }
 
 /** The table (evolvable) `Root`. */
@@ -1098,10 +1432,13 @@ export class Root {
   plains: Array<Plain> = new Array<Plain>(0);
   riches: Array<Rich> = new Array<Rich>(0);
 
-  /** Every field back to its initial value (decoding starts there). */
+  /**
+   * Every field back to its initial value (decoding starts there), keeping
+   * the storage of arrays and nested structs for the decoder to reuse.
+   */
   _kmReset(): void {
-    this.plains = new Array<Plain>(0);
-    this.riches = new Array<Rich>(0);
+    this.plains.length = 0;
+    this.riches.length = 0;
   }
 
   /**
@@ -1173,18 +1510,18 @@ export class Root {
       const a4o = v.aOff;
       const a4l = v.aLen;
       const a4c = v.aCap;
-      const s5 = new Array<Plain>(0);
+      const s5 = this.plains;
+      s5.length = 0;
       if ((e = _kmReadSoaPlain(v, a4o, a4l, a4c, s5)) != KarmemError.None) return e;
-      this.plains = s5;
     }
     if (tu >= 28) {
       v.fieldArray(to, tu, 16, 0, NO_LIMIT);
       const a7o = v.aOff;
       const a7l = v.aLen;
       const a7c = v.aCap;
-      const s8 = new Array<Rich>(0);
+      const s8 = this.riches;
+      s8.length = 0;
       if ((e = _kmReadSoaRich(v, a7o, a7l, a7c, s8)) != KarmemError.None) return e;
-      this.riches = s8;
     }
     v.leave();
     return KarmemError.None;
@@ -1228,6 +1565,36 @@ export class Root {
     }
     v.leave();
     return KarmemError.None;
+  }
+
+  /**
+   * A checked zero-copy view of the message of `length` bytes at `ptr`
+   * (8-aligned): getters read their field when called, bounded by the
+   * message. Null when the header is refused (`Validator.open` says why).
+   */
+  static view(ptr: usize, length: usize): RootView<Validator> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    return Root.viewOf<Validator>(v);
+  }
+
+  /**
+   * Validates the message (docs/format.md §11), then a view of it whose
+   * getters skip the checks validation made. Null when it is not valid
+   * (`validate` says why).
+   */
+  static trust(ptr: usize, length: usize): RootView<Trusted> | null {
+    const v = new Validator();
+    if (v.open(ptr, length) != KarmemError.None) return null;
+    if (Root._kmValidateRoot(v) != KarmemError.None) return null;
+    return Root.viewOf<Trusted>(new Trusted(v));
+  }
+
+  /** The view of the root over `r`: an opened Validator, or a Trusted over one that validated the message. */
+  static viewOf<R>(r: R): RootView<R> {
+    const x = new RootView<R>(r);
+    x._kmTable(8);
+    return x;
   }
 }
 
@@ -1411,4 +1778,439 @@ function _kmValidateSoaRich(v: Validator, ao: u32, al: u32, ac: u32): KarmemErro
     }
   }
   return KarmemError.None;
+}
+
+/** Hash and size of each SoA column of Plain in flattening order: the leaves a view reads. */
+const _kmViewColsPlain: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4, 0x9bc23426, 4, 0x0ae4f8d1, 4, 0xbab8b9c0, 4, 0xab3d76f3, 4, 0x5b1137e2, 4, 0xccf7ed9d, 2, 0x7ccbae8c, 2, 0x6d506bbf, 2, 0x1d242cae, 2, 0x8c46f159, 1, 0x3c1ab248, 8, 0x2c9f6f7b, 8, 0xdc73306a, 4, 0x4e59e625, 1, 0xfe2da714, 1, 0xeeb26447, 1];
+
+/** Hash and size of each SoA column of Rich in flattening order: the leaves a view reads. */
+const _kmViewColsRich: StaticArray<u32> = [0x4b95f515, 4, 0xfb69b604, 4, 0xebee7337, 4, 0x9bc23426, 4, 0x0ae4f8d1, 4, 0xbab8b9c0, 4, 0xab3d76f3, 4, 0x5b1137e2, 4, 0xccf7ed9d, 4, 0x7ccbae8c, 4, 0x6d506bbf, 4, 0x1d242cae, 4, 0x8c46f159, 4, 0x3c1ab248, 4, 0x2c9f6f7b, 4, 0xdc73306a, 12, 0x71f76375, 4, 0x21cb2464, 4, 0xd5c62407, 4, 0x8599e4f6, 4, 0x9b775f35, 4, 0x4b4b2024, 4, 0x5b3a1bc7, 4, 0x0b0ddcb6, 4, 0x972312f5, 4, 0x46f6d3e4, 4, 0x37dd4b87, 4, 0xe7b10c76, 4, 0x9bb97eb5, 4, 0x4b8d3fa4, 4, 0x0f5eb347, 4, 0xbf327436, 4];
+
+/** A zero-copy view of the inline struct `Plain` over the reader `R` (Validator: checked; Trusted: validated). */
+export class PlainView<R> extends _KmStructView<R> {
+  get f0(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f1(): u32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f2(): u32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f3(): u32 {
+    const at = this._kmAt(12, 4, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f4(): u32 {
+    const at = this._kmAt(16, 4, 4);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f5(): u32 {
+    const at = this._kmAt(20, 4, 5);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f6(): u32 {
+    const at = this._kmAt(24, 4, 6);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f7(): u32 {
+    const at = this._kmAt(28, 4, 7);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get f8(): u16 {
+    const at = this._kmAt(32, 2, 8);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get f9(): u16 {
+    const at = this._kmAt(34, 2, 9);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get f10(): u16 {
+    const at = this._kmAt(36, 2, 10);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get f11(): u16 {
+    const at = this._kmAt(38, 2, 11);
+    if (at == 0) return 0;
+    return this._kmR.ld<u16>(at);
+  }
+
+  get f12(): u8 {
+    const at = this._kmAt(40, 1, 12);
+    if (at == 0) return 0;
+    return this._kmR.ld<u8>(at);
+  }
+
+  get f13(): i64 {
+    const at = this._kmAt(48, 8, 13);
+    if (at == 0) return 0;
+    return this._kmR.ld<i64>(at);
+  }
+
+  get f14(): f64 {
+    const at = this._kmAt(56, 8, 14);
+    if (at == 0) return 0;
+    return this._kmR.ld<f64>(at);
+  }
+
+  get f15(): f32 {
+    const at = this._kmAt(64, 4, 15);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get flag(): bool {
+    const at = this._kmAt(68, 1, 16);
+    if (at == 0) return false;
+    return this._kmR.ldBool(at);
+  }
+
+  get tint(): Color {
+    const at = this._kmAt(69, 1, 17);
+    if (at == 0) return <Color>0;
+    return <Color>this._kmR.ld<u8>(at);
+  }
+
+  get last(): i8 {
+    const at = this._kmAt(70, 1, 18);
+    if (at == 0) return 0;
+    return this._kmR.ld<i8>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `L7` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L7View<R> extends _KmStructView<R> {
+  get a7(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b7(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+}
+
+/** A zero-copy view of the inline struct `L6` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L6View<R> extends _KmStructView<R> {
+  get a6(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b6(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L7View<R> {
+    const x = new L7View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 8, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L5` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L5View<R> extends _KmStructView<R> {
+  get a5(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b5(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L6View<R> {
+    const x = new L6View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 16, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L4` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L4View<R> extends _KmStructView<R> {
+  get a4(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b4(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L5View<R> {
+    const x = new L5View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 24, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L3` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L3View<R> extends _KmStructView<R> {
+  get a3(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b3(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L4View<R> {
+    const x = new L4View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 32, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L2` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L2View<R> extends _KmStructView<R> {
+  get a2(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b2(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L3View<R> {
+    const x = new L3View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 40, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L1` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L1View<R> extends _KmStructView<R> {
+  get a1(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b1(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L2View<R> {
+    const x = new L2View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 48, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `L0` over the reader `R` (Validator: checked; Trusted: validated). */
+export class L0View<R> extends _KmStructView<R> {
+  get a0(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get b0(): f32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<f32>(at);
+  }
+
+  get next(): L1View<R> {
+    const x = new L1View<R>(this._kmR);
+    if (this._kmNested(x, 2)) return x;
+    const at = this._kmAt(8, 56, 2);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the inline struct `Rich` over the reader `R` (Validator: checked; Trusted: validated). */
+export class RichView<R> extends _KmStructView<R> {
+  get g0(): u32 {
+    const at = this._kmAt(0, 4, 0);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g1(): u32 {
+    const at = this._kmAt(4, 4, 1);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g2(): u32 {
+    const at = this._kmAt(8, 4, 2);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g3(): u32 {
+    const at = this._kmAt(12, 4, 3);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g4(): u32 {
+    const at = this._kmAt(16, 4, 4);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g5(): u32 {
+    const at = this._kmAt(20, 4, 5);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g6(): u32 {
+    const at = this._kmAt(24, 4, 6);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g7(): u32 {
+    const at = this._kmAt(28, 4, 7);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g8(): u32 {
+    const at = this._kmAt(32, 4, 8);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g9(): u32 {
+    const at = this._kmAt(36, 4, 9);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g10(): u32 {
+    const at = this._kmAt(40, 4, 10);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g11(): u32 {
+    const at = this._kmAt(44, 4, 11);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g12(): u32 {
+    const at = this._kmAt(48, 4, 12);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g13(): u32 {
+    const at = this._kmAt(52, 4, 13);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get g14(): u32 {
+    const at = this._kmAt(56, 4, 14);
+    if (at == 0) return 0;
+    return this._kmR.ld<u32>(at);
+  }
+
+  get name(): string {
+    const at = this._kmAt(60, 12, 15);
+    if (at == 0) return "";
+    const r = this._kmR;
+    r.array(at, 1, NO_LIMIT);
+    return this._kmR.utf8String(r.aOff, r.aLen);
+  }
+
+  get deep(): L0View<R> {
+    const x = new L0View<R>(this._kmR);
+    if (this._kmNested(x, 16)) return x;
+    const at = this._kmAt(72, 64, 16);
+    if (at == 0) return x;
+    x._kmInline(at);
+    return x;
+  }
+}
+
+/** A zero-copy view of the table `Root` over the reader `R` (Validator: checked; Trusted: validated). */
+export class RootView<R> extends _KmStructView<R> {
+  get plains(): _KmSoa<R, PlainView<R>> {
+    const at = this._kmAt(4, 12, 0);
+    if (at == 0) return new _KmSoa<R, PlainView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsPlain);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, PlainView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsPlain);
+  }
+
+  get riches(): _KmSoa<R, RichView<R>> {
+    const at = this._kmAt(16, 12, 0);
+    if (at == 0) return new _KmSoa<R, RichView<R>>(this._kmR, 0, <i32>0, 0, _kmViewColsRich);
+    const r = this._kmR;
+    r.array(at, 0, NO_LIMIT);
+    return new _KmSoa<R, RichView<R>>(this._kmR, r.aOff, <i32>r.aLen, r.aCap, _kmViewColsRich);
+  }
 }
