@@ -121,8 +121,11 @@ func BadArgument(param string, err error) error {
 var ErrNoHost = errors.New("guest: not running in a Karmem host")
 
 // Arg is a zero-copy view of one argument or result message: the reader
-// over its bytes and the viewer of its root.
+// over its bytes and the viewer of its root. When V is a trusted viewer
+// (an argument opened with Trust), T is the karmem.Trusted its methods
+// take; else T is the zero Trusted and V's methods take R.
 type Arg[V any] struct {
 	R *karmem.Reader
+	T karmem.Trusted
 	V V
 }

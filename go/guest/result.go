@@ -38,6 +38,22 @@ func View[V any](msg []byte, validate func(*karmem.Reader) (V, error)) (Arg[V], 
 	return Arg[V]{R: r, V: v}, err
 }
 
+// Trust opens msg with trust (a generated Trust<T>): it validates the
+// whole message before it returns the trusted viewer, whose reads skip
+// the checked reader's tests (RATIONALE R5.11). An empty msg is the ABI's
+// absent value: the zero Trusted, an empty message, and the zero viewer,
+// which read as the zero value (every field at its default). The bytes
+// must not change while the viewer is in use (a region's window may:
+// open region-bound messages with View).
+func Trust[V any](msg []byte, trust func(*karmem.Reader) (karmem.Trusted, V, error)) (Arg[V], error) {
+	r := karmem.NewReader(msg)
+	if len(msg) == 0 {
+		return Arg[V]{R: r}, nil
+	}
+	t, v, err := trust(r)
+	return Arg[V]{R: r, T: t, V: v}, err
+}
+
 // Results opens every reply (validate nil: the function has no result).
 func Results[V any](replies []Reply, validate func(*karmem.Reader) (V, error)) []Result[V] {
 	out := make([]Result[V], len(replies))

@@ -18,7 +18,7 @@ use karmem_integrity::protocol;
 struct Member;
 
 impl bindings::integrity::Integrity for Member {
-    fn produce(&mut self, s: SeedView<'_>) -> Result<RegionSlice, Error> {
+    fn produce(&mut self, s: SeedView<'_, karmem::Trusted>) -> Result<RegionSlice, Error> {
         let w = karmem_guest::window("integrity.outbox").ok_or("no window of integrity.outbox")?;
         let message = karmem_integrity::produce(VERSION, s.value())?;
         w.write(0, &message)

@@ -48,6 +48,9 @@ pub const MemoryDesc = struct {
     exporter: Access = @fromBackingInt(0),
     max_pages: u32 = 0,
 
+    /// The viewers of a message whose root is a `MemoryDesc` (`MemoryDescViewOf`).
+    pub const ViewOf = MemoryDescViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -132,6 +135,9 @@ pub const ParamDesc = struct {
     name: []const u8 = "",
     type: []const u8 = "",
     memory: []const u8 = "",
+
+    /// The viewers of a message whose root is a `ParamDesc` (`ParamDescViewOf`).
+    pub const ViewOf = ParamDescViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -231,6 +237,9 @@ pub const FunctionDesc = struct {
     name: []const u8 = "",
     params: []const ParamDesc = &.{},
     result: ParamDesc = .{},
+
+    /// The viewers of a message whose root is a `FunctionDesc` (`FunctionDescViewOf`).
+    pub const ViewOf = FunctionDescViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -340,6 +349,9 @@ pub const InterfaceDesc = struct {
     pool_size: u32 = 0,
     memories: []const MemoryDesc = &.{},
     functions: []const FunctionDesc = &.{},
+
+    /// The viewers of a message whose root is a `InterfaceDesc` (`InterfaceDescViewOf`).
+    pub const ViewOf = InterfaceDescViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -466,6 +478,9 @@ pub const ModuleDesc = struct {
     memories: []const MemoryDesc = &.{},
     exports: []const InterfaceDesc = &.{},
     imports: []const InterfaceDesc = &.{},
+
+    /// The viewers of a message whose root is a `ModuleDesc` (`ModuleDescViewOf`).
+    pub const ViewOf = ModuleDescViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

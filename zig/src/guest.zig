@@ -456,6 +456,10 @@ pub fn Arg(comptime T: type) type {
 
         bytes: []align(8) const u8 = &.{},
         reader: km.Reader = .empty,
+        /// The message lies in a region's window (a region-bound argument
+        /// or result), which may change after validation: `view` refuses
+        /// it, `checkedView` reads it.
+        shared: bool = false,
 
         /// Opens and validates `bytes` as a `T` message.
         pub fn open(bytes: []align(8) const u8) !Self {
@@ -463,6 +467,27 @@ pub fn Arg(comptime T: type) type {
             const r = try km.Reader.open(bytes);
             try T.validate(r);
             return .{ .bytes = bytes, .reader = r };
+        }
+
+        /// The trusted viewer of the message (`T.ViewOf(karmem.Trusted)`,
+        /// docs/zig.md "Viewers"): `open` validated it, so its reads skip
+        /// the checks the validation made. The absent value views an empty
+        /// message (every field at its default). Only for a message that
+        /// nothing changes while the viewer is in use, an argument or a
+        /// result copied into dispatch memory: one in a region's window
+        /// (`shared`) panics here, read it with `checkedView`.
+        pub fn view(a: Self) T.ViewOf(km.Trusted) {
+            if (a.shared) @panic("guest.Arg.view: the message is in a shared window; use checkedView");
+            // Trusting is sound: `open` validated every non-empty message.
+            const t = if (a.bytes.len == 0) km.Trusted.empty else km.Trusted.assumeValid(a.reader);
+            return T.ViewOf(km.Trusted).root(t);
+        }
+
+        /// The checked viewer of the message (`T.ViewOf(karmem.Reader)`),
+        /// for one in a region's window, which another module (or this
+        /// one) may change after validation.
+        pub fn checkedView(a: Self) T.ViewOf(km.Reader) {
+            return T.ViewOf(km.Reader).root(a.reader);
         }
 
         /// Decodes the whole message (slices and text allocated from
@@ -484,6 +509,14 @@ pub fn Arg(comptime T: type) type {
 /// valid `T` message.
 pub fn argument(comptime T: type, comptime name: []const u8, bytes: []align(8) const u8) error{BadArgument}!Arg(T) {
     return Arg(T).open(bytes) catch |err| badArgument("argument " ++ name ++ ": {s}", .{@errorName(err)});
+}
+
+/// `argument` for a region-bound parameter: the message is read in place
+/// in the region's window, so it is marked `shared` (checked views only).
+pub fn sharedArgument(comptime T: type, comptime name: []const u8, bytes: []align(8) const u8) error{BadArgument}!Arg(T) {
+    var a = try argument(T, name, bytes);
+    a.shared = true;
+    return a;
 }
 
 /// Encodes a handler's result into dispatch memory (the host copies it out
@@ -680,6 +713,7 @@ pub fn call(comptime T: type, function: u32, args: []const []const u8) CallError
                 r.failure = std.fmt.allocPrint(scratch(), "invalid result: {s}", .{@errorName(err)}) catch "invalid result";
                 continue;
             };
+            r.result.shared = e.ptr != 0;
         }
     }
     if (n > max_callees) return error.TooManyCallees;
@@ -855,6 +889,27 @@ const TestMsg = struct {
         const a = r.fieldArray(r.root(), 4, 1, km.no_limit);
         return .{ .text = try gpa.dupe(u8, r.string(a)) };
     }
+
+    /// What a generated `ViewOf` is to `Arg.view`: a viewer over either
+    /// reader.
+    pub fn ViewOf(comptime R: type) type {
+        return struct {
+            reader: R,
+            table: km.Table,
+
+            pub fn root(reader: R) @This() {
+                return .{ .reader = reader, .table = reader.root() };
+            }
+
+            pub fn text(v: @This()) []const u8 {
+                const a = if (R == km.Trusted)
+                    v.reader.fieldArray(v.table, 4)
+                else
+                    v.reader.fieldArray(v.table, 4, 1, km.no_limit);
+                return v.reader.string(a);
+            }
+        };
+    }
 };
 
 fn testIface(comptime name: []const u8, comptime mem: []const u8) Interface {
@@ -1014,6 +1069,31 @@ test "call: replies per callee, failures kept" {
     const one = try single(TestMsg, replies);
     try testing.expectEqual(@as(u32, 4), one.callee);
     try testing.expectError(error.NoCallee, single(TestMsg, replies[0..0]));
+}
+
+test "Arg.view: trusted only after validation, absent reads empty, shared refused" {
+    defer arena.reset();
+    const msg = try encodeArgument(&TestMsg{ .text = "trusted" });
+    const a = try argument(TestMsg, "x", msg);
+    try testing.expectEqualStrings("trusted", a.view().text());
+    try testing.expectEqualStrings("trusted", a.checkedView().text());
+    // Absent: the empty message, no load.
+    const none = try argument(TestMsg, "x", &.{});
+    try testing.expectEqualStrings("", none.view().text());
+    // A message cut short of its text, and text that is not UTF-8: never
+    // an Arg, so never a trusted view.
+    var cut: [64]u8 align(8) = undefined;
+    @memcpy(cut[0..msg.len], msg);
+    std.mem.writeInt(u32, cut[4..8], @intCast(msg.len - 8), .little);
+    try testing.expectError(error.BadArgument, argument(TestMsg, "x", cut[0 .. msg.len - 8]));
+    var broken: [64]u8 align(8) = undefined;
+    @memcpy(broken[0..msg.len], msg);
+    broken[std.mem.indexOf(u8, msg, "trusted").?] = 0xff;
+    try testing.expectError(error.BadArgument, argument(TestMsg, "x", broken[0..msg.len]));
+    // A region-bound argument is marked shared: checked views only.
+    const shared = try sharedArgument(TestMsg, "x", msg);
+    try testing.expect(shared.shared and !a.shared);
+    try testing.expectEqualStrings("trusted", shared.checkedView().text());
 }
 
 test "writeInto: a message in a caller's buffer" {

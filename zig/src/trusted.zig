@@ -66,8 +66,10 @@ pub const Trusted = struct {
         return .{ .offset = offset, .used = (header & 0x1FFFFFFF) *% 8 -% (header >> 29) };
     }
 
-    /// The root table (docs/format.md §1).
+    /// The root table (docs/format.md §1); absent in the empty message
+    /// (`empty`, what an absent guest argument views).
     pub fn root(t: Trusted) Table {
+        if (t.mem.len == 0) return .absent;
         return t.table(km.header_size);
     }
 

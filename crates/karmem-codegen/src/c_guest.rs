@@ -61,7 +61,9 @@ const BODY_NAMES: &[&str] = &[
 /// trailing `_` for C keywords and names the generated bodies use.
 fn local(name: &str) -> String {
     let m = member(name);
-    if BODY_NAMES.contains(&m.as_str()) || m.starts_with('w') && m[1..].parse::<u32>().is_ok() {
+    if BODY_NAMES.contains(&m.as_str())
+        || (m.starts_with('w') || m.starts_with('r')) && m[1..].parse::<u32>().is_ok()
+    {
         format!("{m}_")
     } else {
         m
@@ -138,11 +140,7 @@ impl Gen<'_> {
     fn handler_signature(&self, i: &Iface, f: &Func) -> String {
         let mut params = vec!["kmg_call *call".to_string()];
         for p in &f.params {
-            params.push(format!(
-                "const {} *{}",
-                self.ty(p.struct_id),
-                local(&p.name)
-            ));
+            params.push(format!("{} {}", self.arg_view(p), local(&p.name)));
         }
         match &f.result {
             Some(r) if i.region_of(r).is_some() => params.push("kmg_bytes *result".into()),
@@ -150,6 +148,18 @@ impl Gen<'_> {
             None => {}
         }
         format!("kmg_status (*{})({})", member(&f.name), params.join(", "))
+    }
+
+    /// The view a handler receives for parameter `p` (R11.3): the trusted
+    /// view `<type>_tview` of the argument the dispatcher validated in the
+    /// memory it was copied into; a region-bound argument gets the checked
+    /// `<type>_view`, as its shared window may change after validation (the
+    /// handler itself, or another module, may write to it).
+    fn arg_view(&self, p: &Value) -> String {
+        match p.region {
+            Some(_) => format!("{}_view", self.ty(p.struct_id)),
+            None => format!("{}_tview", self.ty(p.struct_id)),
+        }
     }
 
     fn call_params(&self, i: &Iface, f: &Func) -> Vec<String> {
@@ -334,15 +344,20 @@ impl Gen<'_> {
         c.line(&format!("#include \"{p}_guest.h\""));
         c.line("");
         c.line("#include <string.h>");
-        // Helpers per message type: decoding an argument (exports),
-        // encoding a copied result (exports), decoding a reply (imports).
+        // Helpers per message type: viewing an argument (exports; trusted,
+        // or checked when region-bound), encoding a copied result (exports),
+        // decoding a reply (imports).
         let mut args = BTreeSet::new();
+        let mut region_args = BTreeSet::new();
         let mut results = BTreeSet::new();
         let mut replies = BTreeSet::new();
         for i in &self.ifaces {
             for f in &i.functions {
                 for p in &f.params {
-                    args.insert(p.struct_id);
+                    match p.region {
+                        Some(_) => region_args.insert(p.struct_id),
+                        None => args.insert(p.struct_id),
+                    };
                 }
                 if let Some(r) = &f.result {
                     replies.insert(r.struct_id);
@@ -355,9 +370,9 @@ impl Gen<'_> {
         for &id in &args {
             let t = self.ty(id);
             c.line("");
-            c.line("/* Argument k, validated and decoded (absent: all zero). */");
+            c.line("/* Argument k, validated, as a trusted view (absent: a view of nothing). */");
             c.open(&format!(
-                "static kmg_status arg_{t}(kmg_call *call, uint32_t k, const char *param, {t} *out) {{"
+                "static kmg_status arg_{t}(kmg_call *call, uint32_t k, const char *param, {t}_tview *out) {{"
             ));
             c.line("km_reader r;");
             c.line("bool present;");
@@ -365,12 +380,24 @@ impl Gen<'_> {
             c.line("kmg_status st = kmg_open_arg(call, k, param, &r, &present);");
             c.line("memset(out, 0, sizeof *out);");
             when(&mut c, "st != KMG_OK || !present", &["return st;"]);
-            c.line(&format!("s = {t}_validate(&r, NULL);"));
-            when(
-                &mut c,
-                "s == KM_OK",
-                &[&format!("s = {t}_decode(out, &r, call->arena);")],
-            );
+            c.line(&format!("s = {t}_trust(&r, NULL, out);"));
+            c.line("return s == KM_OK ? KMG_OK : kmg_bad_argument(call, param, s);");
+            c.close("}");
+        }
+        for &id in &region_args {
+            let t = self.ty(id);
+            c.line("");
+            c.line("/* Region-bound argument k, validated, as a checked view over *r, as the");
+            c.line(" * window may change after validation (absent: the empty message). */");
+            c.open(&format!(
+                "static kmg_status arg_{t}_view(kmg_call *call, uint32_t k, const char *param, km_reader *r, {t}_view *out) {{"
+            ));
+            c.line("bool present;");
+            c.line("km_status s = KM_OK;");
+            c.line("kmg_status st = kmg_open_arg(call, k, param, r, &present);");
+            when(&mut c, "st != KMG_OK", &["return st;"]);
+            when(&mut c, "present", &[&format!("s = {t}_validate(r, NULL);")]);
+            c.line(&format!("*out = {t}_view_root(r);"));
             c.line("return s == KM_OK ? KMG_OK : kmg_bad_argument(call, param, s);");
             c.close("}");
         }
@@ -541,8 +568,11 @@ impl Gen<'_> {
         for f in &i.functions {
             let m = member(&f.name);
             c.open(&format!("case {}u: {{", f.index));
-            for p in &f.params {
-                c.line(&format!("{} {};", self.ty(p.struct_id), local(&p.name)));
+            for (k, p) in f.params.iter().enumerate() {
+                if p.region.is_some() {
+                    c.line(&format!("km_reader r{k};"));
+                }
+                c.line(&format!("{} {};", self.arg_view(p), local(&p.name)));
             }
             match &f.result {
                 Some(r) if i.region_of(r).is_some() => c.line("kmg_bytes result = {NULL, 0u};"),
@@ -560,13 +590,17 @@ impl Gen<'_> {
             let mut call_args = vec!["call".to_string()];
             for (k, p) in f.params.iter().enumerate() {
                 let name = local(&p.name);
+                let (suffix, reader) = match p.region {
+                    Some(_) => ("_view", format!(" &r{k},")),
+                    None => ("", String::new()),
+                };
                 c.line(&format!(
-                    "s = arg_{}(call, {k}u, {}, &{name});",
+                    "s = arg_{}{suffix}(call, {k}u, {},{reader} &{name});",
                     self.ty(p.struct_id),
                     c_string(&p.name)
                 ));
                 when(c, "s != KMG_OK", &["return s;"]);
-                call_args.push(format!("&{name}"));
+                call_args.push(name);
             }
             if f.result.is_some() {
                 call_args.push("&result".into());
@@ -740,7 +774,7 @@ mod tests {
     #[test]
     fn exporter_and_fanout_shapes() {
         let (h, c) = generate(GAME);
-        assert!(h.contains("kmg_status (*update)(kmg_call *call, const game_state *state, const game_input *input, kmg_bytes *result);"), "{h}");
+        assert!(h.contains("kmg_status (*update)(kmg_call *call, game_state_view state, game_input_tview input, kmg_bytes *result);"), "{h}");
         assert!(h.contains("kmg_status (*reset)(kmg_call *call);"));
         assert!(h.contains("int32_t game_updater_call_update(kmg_bytes state, const game_input *input, kmg_reply *replies, game_state *results, uint32_t cap, km_arena *arena);"));
         assert!(h.contains(

@@ -150,9 +150,21 @@ fn descriptor(c: &mut Lines, i: &Iface, go: &str) {
     c.close("}");
 }
 
-/// The Go type of a value as the exporter receives it.
+/// The Go type of a value's checked viewer (results, region-bound
+/// arguments).
 fn viewer(v: &Value) -> String {
     format!("{}Viewer", go_name(&v.type_local))
+}
+
+/// The viewer an exporter receives for parameter `v`: trusted, as the
+/// handler validated the argument in the memory the host copied it into;
+/// a region-bound one stays checked, as its shared window may change after
+/// validation (another module, or the method itself, may write to it).
+fn handler_viewer(v: &Value) -> String {
+    match v.region {
+        Some(_) => viewer(v),
+        None => format!("Trusted{}", viewer(v)),
+    }
 }
 
 /// What an exporter's method returns for `f`.
@@ -168,7 +180,7 @@ fn export_signature(i: &Iface, f: &Func) -> String {
     let params: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{} guest.Arg[{}]", local(&p.name), viewer(p)))
+        .map(|p| format!("{} guest.Arg[{}]", local(&p.name), handler_viewer(p)))
         .collect();
     format!(
         "{}({}) {}",
@@ -188,7 +200,10 @@ fn exporter(c: &mut Lines, i: &Iface, go: &str) {
     c.line(&format!(
         "// implementation with Register{go}. Arguments are read in place and"
     ));
-    c.line("// must not be kept after the method returns.");
+    c.line("// must not be kept after the method returns. They are validated before");
+    c.line("// the method runs, so they come as trusted viewers (read with the Arg's T),");
+    c.line("// except region-bound ones: the shared window may change, so they keep");
+    c.line("// checked viewers (read with the Arg's R).");
     if !i.doc.is_empty() {
         c.line("//");
         c.comment("// ", &i.doc);
@@ -223,8 +238,12 @@ fn exporter(c: &mut Lines, i: &Iface, go: &str) {
         let mut names = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
             let name = local(&p.name);
+            let (open, check) = match p.region {
+                Some(_) => ("View", "Validate"),
+                None => ("Trust", "Trust"),
+            };
             c.line(&format!(
-                "{name}, err := guest.View(args[{k}], Validate{})",
+                "{name}, err := guest.{open}(args[{k}], {check}{})",
                 go_name(&p.type_local)
             ));
             c.open("if err != nil {");
@@ -438,8 +457,17 @@ mod tests {
         );
         assert!(out.contains("Hash:     0xf1c9c72e7ed96715,"), "{out}");
         assert!(out.contains(
-            "Update(state guest.Arg[StateViewer], input guest.Arg[InputViewer]) ([]byte, error)"
+            "Update(state guest.Arg[StateViewer], input guest.Arg[TrustedInputViewer]) ([]byte, error)"
         ));
+        // The region-bound argument is opened checked, the copied one trusted.
+        assert!(
+            out.contains("state, err := guest.View(args[0], ValidateState)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("input, err := guest.Trust(args[1], TrustInput)"),
+            "{out}"
+        );
         assert!(out.contains("func (c UpdaterClient) Update(state []byte, input *Input) ([]guest.Result[StateViewer], error)"));
         assert!(out.contains("func (c UpdaterClient) Reset() ([]guest.Result[struct{}], error)"));
         assert!(out.contains("func UpdaterWorldWindow() []byte"));
@@ -452,7 +480,7 @@ mod tests {
             "karmem k;\nstruct M table { X u32; }\ninterface I {\n  get: fn(type: M) -> M;\n  put: fn(err: M);\n}\n",
         );
         assert!(
-            out.contains("Get(type_ guest.Arg[MViewer]) (*M, error)"),
+            out.contains("Get(type_ guest.Arg[TrustedMViewer]) (*M, error)"),
             "{out}"
         );
         assert!(out.contains("func (c IClient) Get(type_ *M) (guest.Arg[MViewer], error)"));

@@ -112,8 +112,16 @@ pub(crate) fn messages(c: &mut Lines, ifaces: &[Iface]) {
         c.line("");
         c.open(&format!("impl karmem::Message for {t} {{"));
         c.line(&format!("type View<'a> = {t}View<'a>;"));
+        c.line(&format!(
+            "type TrustedView<'a> = {t}View<'a, karmem::Trusted>;"
+        ));
         c.open(&format!(
             "fn view<'a>(r: &karmem::Reader<'a>) -> {t}View<'a> {{"
+        ));
+        c.line(&format!("{t}View::root(r)"));
+        c.close("}");
+        c.open(&format!(
+            "fn view_trusted<'a>(r: &karmem::Reader<'a, karmem::Trusted>) -> {t}View<'a, karmem::Trusted> {{"
         ));
         c.line(&format!("{t}View::root(r)"));
         c.close("}");
@@ -125,8 +133,10 @@ pub(crate) fn messages(c: &mut Lines, ifaces: &[Iface]) {
         c.line("v.read_as_root(r)?;");
         c.line("Ok(v)");
         c.close("}");
-        c.open("fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {");
-        c.line("Self::validate(r).map(|_| ())");
+        c.open(&format!(
+            "fn trust<'a>(r: &karmem::Reader<'a>) -> Result<{t}View<'a, karmem::Trusted>, karmem::Error> {{"
+        ));
+        c.line("Self::validate(r)");
         c.close("}");
         c.close("}");
     }
@@ -182,6 +192,17 @@ fn fn_ident(f: &Func) -> String {
     rust_ident(&snake(&f.name))
 }
 
+/// The viewer a handler receives for parameter `v`: trusted, as the
+/// dispatcher validated the argument in the memory it copied it into; a
+/// region-bound one stays checked, as its shared window may change after
+/// validation (another module, or the handler itself, may write to it).
+fn handler_view(v: &Value) -> String {
+    match v.region {
+        Some(_) => format!("{}View<'_>", type_name(v)),
+        None => format!("{}View<'_, karmem::Trusted>", type_name(v)),
+    }
+}
+
 fn param_ident(v: &Value) -> String {
     rust_ident(&snake(&v.name))
 }
@@ -214,8 +235,10 @@ fn interface(c: &mut Lines, i: &Iface) {
     // The exporter's trait.
     c.line("");
     c.line(&format!(
-        "/// Implemented by a module exporting `{}`. Arguments are zero-copy viewers \
-         (region-bound ones read in place from the window), valid during the call.",
+        "/// Implemented by a module exporting `{}`. Arguments are zero-copy viewers, \
+         valid during the call: trusted (`karmem::Trusted`, no bounds checks) as the \
+         dispatcher validated them first, except region-bound ones, read in place from \
+         the shared window with checked viewers.",
         i.name
     ));
     // Function names are the schema's: `new`, `is_x`, `add`... are not
@@ -227,7 +250,7 @@ fn interface(c: &mut Lines, i: &Iface) {
         let params: Vec<String> = f
             .params
             .iter()
-            .map(|p| format!("{}: {}View<'_>", param_ident(p), type_name(p)))
+            .map(|p| format!("{}: {}", param_ident(p), handler_view(p)))
             .collect();
         let ret = match &f.result {
             Some(r) if r.region.is_some() => "karmem_guest::RegionSlice".to_string(),
@@ -267,7 +290,13 @@ fn interface(c: &mut Lines, i: &Iface) {
                 .params
                 .iter()
                 .enumerate()
-                .map(|(k, p)| format!("karmem_guest::arg_view::<{}>(args, {k})?", type_name(p)))
+                .map(|(k, p)| {
+                    let get = match p.region {
+                        Some(_) => "arg_region_view",
+                        None => "arg_view",
+                    };
+                    format!("karmem_guest::{get}::<{}>(args, {k})?", type_name(p))
+                })
                 .collect();
             let callexpr = format!("this.{}({})", fn_ident(f), args.join(", "));
             let reply = match &f.result {
@@ -354,4 +383,32 @@ fn interface(c: &mut Lines, i: &Iface) {
     }
     c.close("}");
     c.close("}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copied_arguments_trusted_region_bound_checked() {
+        let (schema, layout) = karmem_layout::load(
+            "t.km",
+            "karmem game;\nstruct State table { X u32; }\nstruct Input table { Y u32; }\n\
+             interface Updater (fanout) {\n  world: memory (import: read, export: write, 16);\n\
+             update: fn(state: State @ world, input: Input) (next: State @ world);\n}\n",
+        )
+        .unwrap_or_else(|d| panic!("{}", d.render(false)));
+        let out = RustGuestBackend.generate(&schema, &layout).unwrap()[0]
+            .contents
+            .clone();
+        assert!(
+            out.contains(
+                "fn update(&mut self, state: StateView<'_>, input: InputView<'_, karmem::Trusted>)"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("karmem_guest::arg_region_view::<State>(args, 0)?"));
+        assert!(out.contains("karmem_guest::arg_view::<Input>(args, 1)?"));
+        assert!(out.contains("type TrustedView<'a> = InputView<'a, karmem::Trusted>;"));
+    }
 }

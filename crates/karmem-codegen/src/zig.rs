@@ -441,6 +441,13 @@ impl<'a> Gen<'a> {
             );
             self.c.line(&line);
         }
+        // The viewer from the type, for generic code over `T` such as the
+        // guest library's `Arg(T).view()` (`views.rs` prints `XViewOf`).
+        self.c.line("");
+        self.c.line(&format!(
+            "/// The viewers of a message whose root is a `{name}` (`{name}ViewOf`)."
+        ));
+        self.c.line(&format!("pub const ViewOf = {name}ViewOf;"));
         self.encode_functions(id);
         self.decode_functions(id);
         self.validate_functions(id);

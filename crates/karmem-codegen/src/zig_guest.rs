@@ -224,8 +224,10 @@ fn exporter(c: &mut Lines, i: &Iface) {
     }
     c.line("///");
     c.line("/// Arguments are validated and read in place: never keep them past the");
-    c.line("/// call. A region-bound result must lie in this module's window of the");
-    c.line("/// region. List the export in the module's `.exports`.");
+    c.line("/// call. `a.view()` is the trusted viewer of a copied argument; read a");
+    c.line("/// region-bound one with `a.checkedView()` (its window may change). A");
+    c.line("/// region-bound result must lie in this module's window of the region.");
+    c.line("/// List the export in the module's `.exports`.");
     c.open("pub fn exporter(comptime Impl: type) guest.Export {");
     c.open("const handlers = struct {");
     for f in &i.functions {
@@ -236,8 +238,14 @@ fn exporter(c: &mut Lines, i: &Iface) {
         ));
         let mut names = Vec::new();
         for (k, p) in f.params.iter().enumerate() {
+            // A region-bound argument is read in the shared window: checked
+            // views only (`Arg.checkedView`), the others trusted (`view`).
+            let open = match p.region {
+                Some(_) => "sharedArgument",
+                None => "argument",
+            };
             c.line(&format!(
-                "const a{k} = try guest.argument({}, \"{}\", args[{k}]);",
+                "const a{k} = try guest.{open}({}, \"{}\", args[{k}]);",
                 ty(p),
                 p.name
             ));
@@ -437,6 +445,11 @@ mod tests {
              .result = .{ .name = \"next\", .type = \"game.State\", .memory = \"game.world\" } },"
         ));
         assert!(out.contains(".{ .name = \"reset\", .params = &.{} },"));
+        // The region-bound argument is marked shared (checked views only).
+        assert!(
+            out.contains("const a0 = try guest.sharedArgument(types.State, \"state\", args[0]);")
+        );
+        assert!(out.contains("const a1 = try guest.argument(types.Input, \"input\", args[1]);"));
         assert!(out.contains("pub fn worldWindow() []u8 {"));
         assert!(out.contains(
             "return guest.regionResult(\"game.world\", try guest.settle(Impl.update(a0, a1)));"

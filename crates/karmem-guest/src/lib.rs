@@ -32,9 +32,9 @@ mod sys;
 
 pub use desc::{FuncInfo, IfaceInfo, RegionInfo, ValueInfo};
 pub use rt::{
-    arg, arg_view, call, call_one, describe_bytes, log, register, reply, reply_none, reply_region,
-    state, window, Arg, CallError, CalleeReply, DispatchFn, ErasedMessage, Error, Export, Message,
-    Module, Reply, Status, Window,
+    arg, arg_region_view, arg_view, call, call_one, describe_bytes, log, register, reply,
+    reply_none, reply_region, state, window, Arg, CallError, CalleeReply, DispatchFn,
+    ErasedMessage, Error, Export, Message, Module, Reply, Status, Window,
 };
 
 /// What the generated data types need in a `no_std` crate (they name

@@ -525,12 +525,32 @@ pub fn reply_none(out: Result<(), Error>) -> Result<(), Status> {
     out.map_err(|e| fail(&e))
 }
 
-/// The viewer of argument `k`, read in place (copied into this instance or
-/// in a region's window), for generated dispatchers. A message that is not
-/// valid for its type fails the call with `BAD_ARGUMENT` before the
-/// function runs (abi.md §5.2), as in every guest language; an absent
-/// (empty) argument reads as the empty message.
-pub fn arg_view<T: Message>(args: &[&'static [u8]], k: usize) -> Result<T::View<'static>, Status> {
+/// The trusted viewer of argument `k` (`TView<'static, karmem::Trusted>`),
+/// read in place in the argument memory this dispatch copied it into, for
+/// generated dispatchers. The argument is validated here, before the
+/// viewer exists (abi.md §5.2): a message that is not valid for its type
+/// fails the call with `BAD_ARGUMENT` and the function never runs; the
+/// validation is what lets the viewer skip bounds checks. An absent
+/// (empty) argument reads as the empty message, which is validated too (it
+/// is valid for every table).
+pub fn arg_view<T: Message>(
+    args: &[&'static [u8]],
+    k: usize,
+) -> Result<T::TrustedView<'static>, Status> {
+    let r = arg(args, k)?;
+    T::trust(&r).map_err(|e| bad_argument(k, format_args!("not a valid message: {e}")))
+}
+
+/// The checked viewer of region-bound argument `k`, read in place in the
+/// region's window, for generated dispatchers. It is validated first, as
+/// every argument (a message that is not valid fails the call with
+/// `BAD_ARGUMENT`), but the viewer keeps its bounds checks: the window is
+/// shared, and a module with write access (the exporter itself, during
+/// the call) may change the message after it was validated.
+pub fn arg_region_view<T: Message>(
+    args: &[&'static [u8]],
+    k: usize,
+) -> Result<T::View<'static>, Status> {
     let r = arg(args, k)?;
     if args.get(k).is_some_and(|a| !a.is_empty()) {
         T::check(&r).map_err(|e| bad_argument(k, format_args!("not a valid message: {e}")))?;
@@ -565,6 +585,9 @@ pub struct Reply<T> {
     owned: Vec<u64>,
     len: usize,
     in_region: Option<&'static [u8]>,
+    /// The copied result passed `T`'s validation when the call returned
+    /// (abi.md §5.3), and `owned` has not changed since.
+    validated: bool,
     _t: PhantomData<T>,
 }
 
@@ -574,6 +597,7 @@ impl<T: Message> Reply<T> {
             owned: Vec::new(),
             len: 0,
             in_region: None,
+            validated: false,
             _t: PhantomData,
         }
     }
@@ -598,6 +622,21 @@ impl<T: Message> Reply<T> {
             Ok(r) => T::view(&r),
             Err(_) => T::view(&reader(&[]).expect("the empty message is valid")),
         }
+    }
+
+    /// The trusted viewer of a copied result (`TView<'_, karmem::Trusted>`,
+    /// loads without bounds checks): `Some` when the result was copied into
+    /// this instance, where [`call`] validated it as it arrived; `None` for
+    /// a result in a region (its window is shared and may change after the
+    /// check: read it with [`Reply::view`]) and for no result.
+    pub fn trusted(&self) -> Option<T::TrustedView<'_>> {
+        if !self.validated || self.in_region.is_some() {
+            return None;
+        }
+        let r = reader(self.bytes()).ok()?;
+        // SAFETY: `validated` is set only after `T::check` accepted these
+        // bytes, which `owned` keeps unchanged (nothing writes to it).
+        Some(T::view_trusted(&unsafe { r.assume_trusted() }))
     }
 
     /// Decode into an owned object.
@@ -728,6 +767,8 @@ pub fn call<T: Message>(
             r.invalid = reader(bytes).and_then(|rd| T::check(&rd)).err();
             if r.invalid.is_some() {
                 r.reply = Reply::empty();
+            } else {
+                r.reply.validated = true;
             }
         }
         replies.push(r);

@@ -56,25 +56,38 @@ pub use writer::Writer;
 pub trait Message: Sized {
     /// The zero-copy, bounds-checked viewer (`TypeView<'a>`).
     type View<'a>;
+    /// The viewer of a validated message (`TypeView<'a, Trusted>`), whose
+    /// loads skip bounds checks; only [`Message::trust`] returns one.
+    type TrustedView<'a>;
     fn view<'a>(r: &Reader<'a>) -> Self::View<'a>;
+    /// The trusted viewer of a message read through a trusted reader (one
+    /// that [`Reader::assume_trusted`] made after this type's validation).
+    fn view_trusted<'a>(r: &Reader<'a, Trusted>) -> Self::TrustedView<'a>;
     fn encode(&self, w: &mut Writer) -> Result<(), Error>;
     fn decode(r: &Reader<'_>) -> Result<Self, Error>;
-    /// Validate the whole message as this root type (format.md §11): what
-    /// a guest runtime does to an argument before its function sees it.
-    fn check(r: &Reader<'_>) -> Result<(), Error>;
+    /// Validate the whole message as this root type (format.md §11) and
+    /// view it trusted (the generated `validate`): what a guest runtime does
+    /// to an argument before its function sees it.
+    fn trust<'a>(r: &Reader<'a>) -> Result<Self::TrustedView<'a>, Error>;
+    /// Validate the whole message as this root type, keeping nothing.
+    fn check(r: &Reader<'_>) -> Result<(), Error> {
+        Self::trust(r).map(|_| ())
+    }
 }
 
 /// "No result": what callers of a function without a result receive.
 impl Message for () {
     type View<'a> = ();
+    type TrustedView<'a> = ();
     fn view<'a>(_: &Reader<'a>) -> Self::View<'a> {}
+    fn view_trusted<'a>(_: &Reader<'a, Trusted>) -> Self::TrustedView<'a> {}
     fn encode(&self, _: &mut Writer) -> Result<(), Error> {
         Ok(())
     }
     fn decode(_: &Reader<'_>) -> Result<Self, Error> {
         Ok(())
     }
-    fn check(_: &Reader<'_>) -> Result<(), Error> {
+    fn trust<'a>(_: &Reader<'a>) -> Result<Self::TrustedView<'a>, Error> {
         Ok(())
     }
 }

@@ -9,7 +9,7 @@
 
 static const char name[] = "columnist";
 
-static kmg_status join(kmg_call *call, const arena_rules *rules, arena_hello *result) {
+static kmg_status join(kmg_call *call, arena_rules_tview rules, arena_hello *result) {
     (void)call;
     (void)rules;
     result->name = (km_text){name, sizeof name - 1};
@@ -40,28 +40,41 @@ static arena_move towards(arena_point me, arena_point target) {
     return ARENA_MOVE_STAY;
 }
 
-static kmg_status think(kmg_call *call, const arena_state *state, arena_order *result) {
-    const arena_player *me = NULL;
-    arena_point best;
+/* The state is read in place in the `board` window through a checked view
+ * (the world rewrites the window every tick). */
+static kmg_status think(kmg_call *call, arena_state_view state, arena_order *result) {
+    arena_player_soa players = arena_state_view_players(state);
+    arena_point_soa coins = arena_state_view_coins(state);
+    int16_t width = arena_state_view_width(state), height = arena_state_view_height(state);
+    bool found = false;
+    arena_point me = {0, 0}, best;
     int32_t best_distance = -1;
     (void)call;
-    for (uint32_t i = 0; i < state->players.len; i++) {
-        const arena_player *p = &state->players.ptr[i];
-        if (p->name.len == sizeof name - 1 && memcmp(p->name.ptr, name, sizeof name - 1) == 0) {
-            me = p;
+    for (uint32_t i = 0; i < arena_player_soa_len(players); i++) {
+        arena_player_soa_item p = arena_player_soa_at(players, i);
+        km_text t = arena_player_soa_item_name(p);
+        if (t.len == sizeof name - 1 && memcmp(t.ptr, name, sizeof name - 1) == 0) {
+            arena_player_soa_item_at_node at = arena_player_soa_item_at_(p);
+            me.x = arena_player_soa_item_at_node_x(at);
+            me.y = arena_player_soa_item_at_node_y(at);
+            found = true;
             break;
         }
     }
     result->move = ARENA_MOVE_STAY;
-    if (me == NULL) {
+    if (!found) {
         return KMG_OK;
     }
-    best = me->at;
-    for (uint32_t i = 0; i < state->coins.len; i++) {
-        arena_point c = state->coins.ptr[i];
-        int32_t d = distance(me->at, c);
+    best = me;
+    for (uint32_t i = 0; i < arena_point_soa_len(coins); i++) {
+        arena_point_soa_item item = arena_point_soa_at(coins, i);
+        arena_point c;
+        int32_t d;
+        c.x = arena_point_soa_item_x(item);
+        c.y = arena_point_soa_item_y(item);
+        d = distance(me, c);
         /* Coins off the board (a broken world) are not worth a strike. */
-        if (c.x < 0 || c.y < 0 || c.x >= state->width || c.y >= state->height) {
+        if (c.x < 0 || c.y < 0 || c.x >= width || c.y >= height) {
             continue;
         }
         if (best_distance < 0 || d < best_distance) {
@@ -69,7 +82,7 @@ static kmg_status think(kmg_call *call, const arena_state *state, arena_order *r
             best_distance = d;
         }
     }
-    result->move = towards(me->at, best);
+    result->move = towards(me, best);
     return KMG_OK;
 }
 

@@ -51,8 +51,9 @@ static kmg_status failed(const char *what, const kmg_reply *reply) {
 #define PEEK_AT 4096u
 
 /* Run answers `echo=<text>/<n> peek=<text>@<offset> votes=<callee>:<status>:<text>,...`. */
-static kmg_status run(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
-    e2e_msg got, peeked;
+static kmg_status run(kmg_call *call, e2e_msg_tview view, e2e_msg *result) {
+    e2e_msg in, got, peeked;
+    const e2e_msg *m = &in;
     kmg_reply reply;
     kmg_reply replies[16];
     e2e_msg votes[16];
@@ -61,6 +62,9 @@ static kmg_status run(kmg_call *call, const e2e_msg *m, e2e_msg *result) {
     int32_t n;
 
     answer.len = 0;
+    /* The calls below send a message object: the argument's fields, as read. */
+    in.text = e2e_msg_tview_text(view);
+    in.number = e2e_msg_tview_number(view);
     if (e2e_echo_call_echo(m, &got, call->arena, &reply) != KMG_OK) {
         return failed("echo", &reply);
     }

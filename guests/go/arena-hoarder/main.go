@@ -17,7 +17,7 @@ var (
 
 type bot struct{}
 
-func (bot) Join(guest.Arg[arena.RulesViewer]) (*arena.Hello, error) {
+func (bot) Join(guest.Arg[arena.TrustedRulesViewer]) (*arena.Hello, error) {
 	return &arena.Hello{Name: "hoarder", Language: "Go"}, nil
 }
 

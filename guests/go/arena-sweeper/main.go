@@ -12,7 +12,7 @@ const name = "sweeper"
 
 type bot struct{}
 
-func (bot) Join(guest.Arg[arena.RulesViewer]) (*arena.Hello, error) {
+func (bot) Join(guest.Arg[arena.TrustedRulesViewer]) (*arena.Hello, error) {
 	return &arena.Hello{Name: name, Language: "Go"}, nil
 }
 

@@ -19,8 +19,8 @@ var (
 type driver struct{}
 
 // Run answers `echo=<text>/<n> peek=<text>@<offset> votes=<callee>:<status>:<text>,...`.
-func (driver) Run(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
-	in := &e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R)}
+func (driver) Run(m guest.Arg[e2e.TrustedMsgViewer]) (*e2e.Msg, error) {
+	in := &e2e.Msg{Text: m.V.Text(m.T), Number: m.V.Number(m.T)}
 	var b strings.Builder
 
 	got, err := echo.Echo(in)

@@ -11,8 +11,8 @@ import (
 
 type echo struct{}
 
-func (echo) Echo(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
-	return &e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R) + 1}, nil
+func (echo) Echo(m guest.Arg[e2e.TrustedMsgViewer]) (*e2e.Msg, error) {
+	return &e2e.Msg{Text: m.V.Text(m.T), Number: m.V.Number(m.T) + 1}, nil
 }
 
 // Peek proves the argument was not copied: its bytes lie in this module's
@@ -27,8 +27,8 @@ func (echo) Peek(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
 	return &e2e.Msg{Text: m.V.Text(m.R), Number: uint32(at - start)}, nil
 }
 
-func (echo) Fail(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
-	text := m.V.Text(m.R)
+func (echo) Fail(m guest.Arg[e2e.TrustedMsgViewer]) (*e2e.Msg, error) {
+	text := m.V.Text(m.T)
 	if text == "panic" {
 		// A handler that panics fails its call, not the instance
 		// (crates/karmem-e2e/tests/go_guests.rs).
@@ -39,9 +39,9 @@ func (echo) Fail(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
 
 // Stamp returns its result in place in the `out` region: the host passes
 // it on by position, without a copy.
-func (echo) Stamp(m guest.Arg[e2e.MsgViewer]) ([]byte, error) {
+func (echo) Stamp(m guest.Arg[e2e.TrustedMsgViewer]) ([]byte, error) {
 	w := guest.ResultWriter()
-	reply := e2e.Msg{Text: m.V.Text(m.R), Number: m.V.Number(m.R) + 100}
+	reply := e2e.Msg{Text: m.V.Text(m.T), Number: m.V.Number(m.T) + 100}
 	if _, err := reply.WriteAsRoot(w); err != nil {
 		return nil, err
 	}
@@ -77,14 +77,14 @@ func (echo) Scribble(m guest.Arg[e2e.MsgViewer]) error {
 // Nop does nothing: the cheapest call there is (call benchmarks).
 func (echo) Nop() error { return nil }
 
-func (echo) Access(m guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
-	name := m.V.Text(m.R)
+func (echo) Access(m guest.Arg[e2e.TrustedMsgViewer]) (*e2e.Msg, error) {
+	name := m.V.Text(m.T)
 	return &e2e.Msg{Text: name, Number: uint32(guest.WindowAccess(name))}, nil
 }
 
 type voter struct{}
 
-func (voter) Vote(guest.Arg[e2e.MsgViewer]) (*e2e.Msg, error) {
+func (voter) Vote(guest.Arg[e2e.TrustedMsgViewer]) (*e2e.Msg, error) {
 	return &e2e.Msg{Text: "go"}, nil
 }
 

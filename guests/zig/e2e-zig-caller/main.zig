@@ -31,8 +31,8 @@ const Driver = struct {
 
         const echo_reply = try echo.echo(&in);
         const got = echo_reply.get() catch return guest.fail("echo: {f}", .{echo_reply});
-        const echoed = try got.value();
-        try w.print("echo={s}/{d}", .{ echoed.text, echoed.number });
+        const echoed = got.view(); // a copied result, validated as it arrived
+        try w.print("echo={s}/{d}", .{ echoed.text(), echoed.number() });
 
         // A region-bound argument is written into this module's window and
         // passed by position.

@@ -11,9 +11,9 @@ const Msg = e2e.types.Msg;
 pub const panic = guest.panic;
 
 const Echo = struct {
-    pub fn echo(m: guest.Arg(Msg)) !Msg {
-        const v = try m.value();
-        return .{ .text = v.text, .number = v.number +% 1 };
+    pub fn echo(m: guest.Arg(Msg)) Msg {
+        const v = m.view();
+        return .{ .text = v.text(), .number = v.number() +% 1 };
     }
 
     /// Proves the argument was not copied: its bytes lie in this module's
@@ -21,20 +21,19 @@ const Echo = struct {
     pub fn peek(m: guest.Arg(Msg)) !Msg {
         const at = guest.offsetIn("e2e.shared", m.bytes) orelse
             return guest.fail("peek: the argument is not in the shared window", .{});
-        const v = try m.value();
-        return .{ .text = v.text, .number = at };
+        const v = m.checkedView();
+        return .{ .text = v.text(), .number = at };
     }
 
     pub fn fail(m: guest.Arg(Msg)) !Msg {
-        const v = try m.value();
-        return guest.fail("fail: {s}", .{v.text});
+        return guest.fail("fail: {s}", .{m.view().text()});
     }
 
     /// Returns its result in place in the `out` region: the host passes it
     /// on by position, without a copy.
     pub fn stamp(m: guest.Arg(Msg)) ![]const u8 {
-        const v = try m.value();
-        const reply: Msg = .{ .text = v.text, .number = v.number +% 100 };
+        const v = m.view();
+        const reply: Msg = .{ .text = v.text(), .number = v.number() +% 100 };
         return guest.writeInto(e2e.Echo.outWindow(), &reply) catch |err|
             guest.fail("stamp: {s}", .{@errorName(err)});
     }
@@ -43,13 +42,13 @@ const Echo = struct {
     /// must stop it. `@memset` and `@memcpy` are memory.fill and
     /// memory.copy (the default wasm32 CPU has bulk memory).
     pub fn scribble(m: guest.Arg(Msg)) !void {
-        const v = try m.value();
+        const text = m.checkedView().text();
         // The argument is the exporter's read-only view of the region;
         // casting the constness away is the bug this function stands for.
         const bytes: []u8 = @constCast(m.bytes);
-        if (std.mem.eql(u8, v.text, "fill")) {
+        if (std.mem.eql(u8, text, "fill")) {
             @memset(bytes, 0);
-        } else if (std.mem.eql(u8, v.text, "copy")) {
+        } else if (std.mem.eql(u8, text, "copy")) {
             const src = try guest.scratch().alloc(u8, bytes.len);
             @memset(src, 0xee);
             @memcpy(bytes, src);
@@ -62,18 +61,17 @@ const Echo = struct {
     /// Does nothing: the cheapest call there is.
     pub fn nop() void {}
 
-    pub fn access(m: guest.Arg(Msg)) !Msg {
-        const v = try m.value();
-        return .{ .text = v.text, .number = @backingInt(guest.windowAccess(v.text)) };
+    pub fn access(m: guest.Arg(Msg)) Msg {
+        const text = m.view().text();
+        return .{ .text = text, .number = @backingInt(guest.windowAccess(text)) };
     }
 };
 
 const Voter = struct {
     /// Answers "zig"; a vote on the text "trap" traps, so the fan-out tests
     /// have a member that fails with TRAP.
-    pub fn vote(q: guest.Arg(Msg)) !Msg {
-        const v = try q.value();
-        if (std.mem.eql(u8, v.text, "trap")) @trap();
+    pub fn vote(q: guest.Arg(Msg)) Msg {
+        if (std.mem.eql(u8, q.view().text(), "trap")) @trap();
         return .{ .text = "zig" };
     }
 };

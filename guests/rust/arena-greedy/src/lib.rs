@@ -16,7 +16,7 @@ const NAME: &str = "greedy";
 struct Greedy;
 
 impl arena::bot::Bot for Greedy {
-    fn join(&mut self, _rules: RulesView<'_>) -> Result<Hello, Error> {
+    fn join(&mut self, _rules: RulesView<'_, karmem::Trusted>) -> Result<Hello, Error> {
         Ok(play::hello(NAME))
     }
 

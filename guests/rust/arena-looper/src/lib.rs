@@ -19,7 +19,7 @@ const NAME: &str = "looper";
 struct Looper;
 
 impl arena::bot::Bot for Looper {
-    fn join(&mut self, _rules: RulesView<'_>) -> Result<Hello, Error> {
+    fn join(&mut self, _rules: RulesView<'_, karmem::Trusted>) -> Result<Hello, Error> {
         Ok(play::hello(NAME))
     }
 

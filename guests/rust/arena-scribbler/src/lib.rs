@@ -20,7 +20,7 @@ const NAME: &str = "scribbler";
 struct Scribbler;
 
 impl arena::bot::Bot for Scribbler {
-    fn join(&mut self, _rules: RulesView<'_>) -> Result<Hello, Error> {
+    fn join(&mut self, _rules: RulesView<'_, karmem::Trusted>) -> Result<Hello, Error> {
         Ok(play::hello(NAME))
     }
 

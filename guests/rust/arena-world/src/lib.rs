@@ -22,7 +22,7 @@ struct World {
 }
 
 impl arena::world::World for World {
-    fn start(&mut self, setup: SetupView<'_>) -> Result<Report, Error> {
+    fn start(&mut self, setup: SetupView<'_, karmem::Trusted>) -> Result<Report, Error> {
         let mut g = Game::new(
             setup.width(),
             setup.height(),
@@ -58,7 +58,7 @@ impl arena::world::World for World {
         Ok(report)
     }
 
-    fn step(&mut self, tick: TickView<'_>) -> Result<Report, Error> {
+    fn step(&mut self, tick: TickView<'_, karmem::Trusted>) -> Result<Report, Error> {
         let g = self.game.as_mut().ok_or("step before start")?;
         if g.finished() {
             return Ok(report(g));

@@ -19,7 +19,7 @@ fn text(value: String) -> Text {
 }
 
 impl e2e::driver::Driver for Driver {
-    fn run(&mut self, cmd: TextView<'_>) -> Result<Text, Error> {
+    fn run(&mut self, cmd: TextView<'_, karmem::Trusted>) -> Result<Text, Error> {
         let (op, arg) = cmd.value().split_once(':').unwrap_or((cmd.value(), ""));
         let n = Num {
             value: arg.parse().unwrap_or(0),

@@ -13,7 +13,7 @@ use e2e::{Num, NumView};
 struct Old;
 
 impl e2e::dyn_::Dyn for Old {
-    fn a(&mut self, n: NumView<'_>) -> Result<Num, karmem_guest::Error> {
+    fn a(&mut self, n: NumView<'_, karmem::Trusted>) -> Result<Num, karmem_guest::Error> {
         Ok(Num {
             value: n.value() + 100,
         })

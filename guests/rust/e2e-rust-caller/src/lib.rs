@@ -40,7 +40,7 @@ struct Driver;
 
 impl e2e::driver::Driver for Driver {
     /// Answers `echo=<text>/<n> peek=<text>@<offset> votes=<callee>:<status>:<text>,...`.
-    fn run(&mut self, m: MsgView<'_>) -> Result<Msg, Error> {
+    fn run(&mut self, m: MsgView<'_, karmem::Trusted>) -> Result<Msg, Error> {
         let input = Msg {
             text: m.text().to_string(),
             number: m.number(),

@@ -16,7 +16,7 @@ use karmem_guest::{Error, RegionSlice};
 struct Echo;
 
 impl e2e::echo::Echo for Echo {
-    fn echo(&mut self, m: MsgView<'_>) -> Result<Msg, Error> {
+    fn echo(&mut self, m: MsgView<'_, karmem::Trusted>) -> Result<Msg, Error> {
         Ok(Msg {
             text: m.text().to_string(),
             number: m.number().wrapping_add(1),
@@ -38,13 +38,13 @@ impl e2e::echo::Echo for Echo {
         })
     }
 
-    fn fail(&mut self, m: MsgView<'_>) -> Result<Msg, Error> {
+    fn fail(&mut self, m: MsgView<'_, karmem::Trusted>) -> Result<Msg, Error> {
         Err(Error::new(format!("fail: {}", m.text())))
     }
 
     /// The result stays in the `out` region, at the start of this module's
     /// window: the host passes it on by position, without a copy.
-    fn stamp(&mut self, m: MsgView<'_>) -> Result<RegionSlice, Error> {
+    fn stamp(&mut self, m: MsgView<'_, karmem::Trusted>) -> Result<RegionSlice, Error> {
         let w = karmem_guest::window("e2e.out").ok_or("stamp: no window of e2e.out")?;
         w.write_message(
             0,
@@ -80,7 +80,7 @@ impl e2e::echo::Echo for Echo {
         Ok(())
     }
 
-    fn access(&mut self, m: MsgView<'_>) -> Result<Msg, Error> {
+    fn access(&mut self, m: MsgView<'_, karmem::Trusted>) -> Result<Msg, Error> {
         let access = karmem_guest::window(m.text()).map_or(0, |w| 1 + u32::from(w.writable()));
         Ok(Msg {
             text: m.text().to_string(),
@@ -95,7 +95,7 @@ struct Voter;
 impl e2e::voter::Voter for Voter {
     /// Answers with this guest's language; "trap" makes it trap, so that
     /// fan-out tests can show one member trapping among others.
-    fn vote(&mut self, q: MsgView<'_>) -> Result<Msg, Error> {
+    fn vote(&mut self, q: MsgView<'_, karmem::Trusted>) -> Result<Msg, Error> {
         if q.text() == "trap" {
             core::arch::wasm32::unreachable();
         }

@@ -17,13 +17,13 @@ struct Service {
 }
 
 impl e2e::echo::Echo for Service {
-    fn echo(&mut self, t: TextView<'_>) -> Result<Text, Error> {
+    fn echo(&mut self, t: TextView<'_, karmem::Trusted>) -> Result<Text, Error> {
         Ok(Text {
             value: t.value().to_string(),
         })
     }
 
-    fn fail(&mut self, t: TextView<'_>) -> Result<Text, Error> {
+    fn fail(&mut self, t: TextView<'_, karmem::Trusted>) -> Result<Text, Error> {
         Err(Error::new(format!("failed on purpose: {}", t.value())))
     }
 
@@ -33,7 +33,7 @@ impl e2e::echo::Echo for Service {
 }
 
 impl e2e::counter::Counter for Service {
-    fn add(&mut self, n: NumView<'_>) -> Result<Num, Error> {
+    fn add(&mut self, n: NumView<'_, karmem::Trusted>) -> Result<Num, Error> {
         self.total += n.value();
         Ok(Num { value: self.total })
     }
@@ -45,14 +45,14 @@ impl e2e::counter::Counter for Service {
 }
 
 impl e2e::pooled::Pooled for Service {
-    fn hit(&mut self, _n: NumView<'_>) -> Result<Num, Error> {
+    fn hit(&mut self, _n: NumView<'_, karmem::Trusted>) -> Result<Num, Error> {
         self.hits += 1;
         Ok(Num { value: self.hits })
     }
 }
 
 impl e2e::workers::Workers for Service {
-    fn work(&mut self, n: NumView<'_>) -> Result<Text, Error> {
+    fn work(&mut self, n: NumView<'_, karmem::Trusted>) -> Result<Text, Error> {
         Ok(Text {
             value: format!("service:{}", n.value() * 2),
         })
@@ -75,7 +75,10 @@ impl e2e::shared::Shared for Service {
         })
     }
 
-    fn stamp(&mut self, n: NumView<'_>) -> Result<karmem_guest::RegionSlice, Error> {
+    fn stamp(
+        &mut self,
+        n: NumView<'_, karmem::Trusted>,
+    ) -> Result<karmem_guest::RegionSlice, Error> {
         let w = karmem_guest::window("e2e.out").ok_or("no window of e2e.out")?;
         let blob = e2e::Blob {
             marker: n.value() as u32,

@@ -16,7 +16,7 @@ use e2e::{NumView, Text};
 struct Trapper;
 
 impl e2e::workers::Workers for Trapper {
-    fn work(&mut self, n: NumView<'_>) -> Result<Text, karmem_guest::Error> {
+    fn work(&mut self, n: NumView<'_, karmem::Trusted>) -> Result<Text, karmem_guest::Error> {
         match n.value() {
             1000 => {
                 let mut i: u64 = 0;

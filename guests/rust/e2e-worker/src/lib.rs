@@ -12,7 +12,7 @@ use e2e::{NumView, Text};
 struct Worker;
 
 impl e2e::workers::Workers for Worker {
-    fn work(&mut self, n: NumView<'_>) -> Result<Text, karmem_guest::Error> {
+    fn work(&mut self, n: NumView<'_, karmem::Trusted>) -> Result<Text, karmem_guest::Error> {
         Ok(Text {
             value: format!("worker:{}", n.value() + 1),
         })

@@ -42,6 +42,9 @@ pub const Vec3 = struct {
     y: f32 = 0,
     z: f32 = 0,
 
+    /// The viewers of a message whose root is a `Vec3` (`Vec3ViewOf`).
+    pub const ViewOf = Vec3ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -114,6 +117,9 @@ pub const Pair = struct {
     tag: u16 = 0,
     flag: bool = false,
 
+    /// The viewers of a message whose root is a `Pair` (`PairViewOf`).
+    pub const ViewOf = PairViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -182,6 +188,9 @@ pub const Pair = struct {
 pub const Leaf = struct {
     value: u64 = 0,
     label: []const u8 = "",
+
+    /// The viewers of a message whose root is a `Leaf` (`LeafViewOf`).
+    pub const ViewOf = LeafViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -262,6 +271,9 @@ pub const Leaf = struct {
 pub const Circle = struct {
     radius: f64 = 0,
 
+    /// The viewers of a message whose root is a `Circle` (`CircleViewOf`).
+    pub const ViewOf = CircleViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -332,6 +344,9 @@ pub const Circle = struct {
 /// The inline struct (frozen layout) `Square`.
 pub const Square = struct {
     side: f32 = 0,
+
+    /// The viewers of a message whose root is a `Square` (`SquareViewOf`).
+    pub const ViewOf = SquareViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -616,6 +631,9 @@ pub const Element = struct {
     numbers: []const i32 = &.{},
     shape: ?Shape = null,
 
+    /// The viewers of a message whose root is a `Element` (`ElementViewOf`).
+    pub const ViewOf = ElementViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -731,6 +749,9 @@ pub const Root = struct {
     shapes_bovoa: []const ?Shape = &.{},
     shapes_bovos: []const ?Shape = &.{},
     next: Leaf = .{},
+
+    /// The viewers of a message whose root is a `Root` (`RootViewOf`).
+    pub const ViewOf = RootViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

@@ -4,20 +4,19 @@
 
 #include <string.h>
 
-/* Argument k, validated and decoded (absent: all zero). */
-static kmg_status arg_paper_struct_name(kmg_call *call, uint32_t k, const char *param, paper_struct_name *out) {
-    km_reader r;
+/* Region-bound argument k, validated, as a checked view over *r, as the
+ * window may change after validation (absent: the empty message). */
+static kmg_status arg_paper_struct_name_view(kmg_call *call, uint32_t k, const char *param, km_reader *r, paper_struct_name_view *out) {
     bool present;
-    km_status s;
-    kmg_status st = kmg_open_arg(call, k, param, &r, &present);
-    memset(out, 0, sizeof *out);
-    if (st != KMG_OK || !present) {
+    km_status s = KM_OK;
+    kmg_status st = kmg_open_arg(call, k, param, r, &present);
+    if (st != KMG_OK) {
         return st;
     }
-    s = paper_struct_name_validate(&r, NULL);
-    if (s == KM_OK) {
-        s = paper_struct_name_decode(out, &r, call->arena);
+    if (present) {
+        s = paper_struct_name_validate(r, NULL);
     }
+    *out = paper_struct_name_view_root(r);
     return s == KM_OK ? KMG_OK : kmg_bad_argument(call, param, s);
 }
 
@@ -76,17 +75,18 @@ static kmg_status paper_updater_dispatch(kmg_call *call, const void *impl_) {
     const paper_updater_exports *impl = (const paper_updater_exports *)impl_;
     switch (call->function) {
     case 0u: {
-        paper_struct_name input;
+        km_reader r0;
+        paper_struct_name_view input;
         kmg_bytes result = {NULL, 0u};
         kmg_status s;
         if (impl->update == NULL) {
             return kmg_unknown_function(call);
         }
-        s = arg_paper_struct_name(call, 0u, "input", &input);
+        s = arg_paper_struct_name_view(call, 0u, "input", &r0, &input);
         if (s != KMG_OK) {
             return s;
         }
-        s = impl->update(call, &input, &result);
+        s = impl->update(call, input, &result);
         if (s != KMG_OK) {
             return s;
         }

@@ -37,7 +37,7 @@ kmg_window paper_updater_out_window(void);
  * Return KMG_OK, or kmg_fail("why") for an application error. */
 typedef struct paper_updater_exports {
     /* *result must lie in this module's window of `paper.out` (paper_updater_out_window). */
-    kmg_status (*update)(kmg_call *call, const paper_struct_name *input, kmg_bytes *result);
+    kmg_status (*update)(kmg_call *call, paper_struct_name_view input, kmg_bytes *result);
 } paper_updater_exports;
 
 /* Makes this module export `paper.updater`, implemented by *impl (which must

@@ -2004,7 +2004,13 @@ impl<'a, M: karmem::Mode> AnyPointBovos<'a, M> {
 
 impl karmem::Message for StructName {
     type View<'a> = StructNameView<'a>;
+    type TrustedView<'a> = StructNameView<'a, karmem::Trusted>;
     fn view<'a>(r: &karmem::Reader<'a>) -> StructNameView<'a> {
+        StructNameView::root(r)
+    }
+    fn view_trusted<'a>(
+        r: &karmem::Reader<'a, karmem::Trusted>,
+    ) -> StructNameView<'a, karmem::Trusted> {
         StructNameView::root(r)
     }
     fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -2015,14 +2021,22 @@ impl karmem::Message for StructName {
         v.read_as_root(r)?;
         Ok(v)
     }
-    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
-        Self::validate(r).map(|_| ())
+    fn trust<'a>(
+        r: &karmem::Reader<'a>,
+    ) -> Result<StructNameView<'a, karmem::Trusted>, karmem::Error> {
+        Self::validate(r)
     }
 }
 
 impl karmem::Message for AnotherStruct {
     type View<'a> = AnotherStructView<'a>;
+    type TrustedView<'a> = AnotherStructView<'a, karmem::Trusted>;
     fn view<'a>(r: &karmem::Reader<'a>) -> AnotherStructView<'a> {
+        AnotherStructView::root(r)
+    }
+    fn view_trusted<'a>(
+        r: &karmem::Reader<'a, karmem::Trusted>,
+    ) -> AnotherStructView<'a, karmem::Trusted> {
         AnotherStructView::root(r)
     }
     fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -2033,8 +2047,10 @@ impl karmem::Message for AnotherStruct {
         v.read_as_root(r)?;
         Ok(v)
     }
-    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
-        Self::validate(r).map(|_| ())
+    fn trust<'a>(
+        r: &karmem::Reader<'a>,
+    ) -> Result<AnotherStructView<'a, karmem::Trusted>, karmem::Error> {
+        Self::validate(r)
     }
 }
 
@@ -2078,7 +2094,7 @@ pub mod updater {
         }],
     };
 
-    /// Implemented by a module exporting `paper.updater`. Arguments are zero-copy viewers (region-bound ones read in place from the window), valid during the call.
+    /// Implemented by a module exporting `paper.updater`. Arguments are zero-copy viewers, valid during the call: trusted (`karmem::Trusted`, no bounds checks) as the dispatcher validated them first, except region-bound ones, read in place from the shared window with checked viewers.
     #[allow(
         clippy::new_ret_no_self,
         clippy::wrong_self_convention,
@@ -2108,7 +2124,7 @@ pub mod updater {
         match function {
             0 => karmem_guest::reply_region(
                 "paper.out",
-                this.update(karmem_guest::arg_view::<StructName>(args, 0)?),
+                this.update(karmem_guest::arg_region_view::<StructName>(args, 0)?),
             ),
             _ => Err(karmem_guest::Status::UnknownFunction),
         }

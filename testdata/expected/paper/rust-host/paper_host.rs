@@ -2001,7 +2001,13 @@ impl<'a, M: karmem::Mode> AnyPointBovos<'a, M> {
 
 impl karmem::Message for StructName {
     type View<'a> = StructNameView<'a>;
+    type TrustedView<'a> = StructNameView<'a, karmem::Trusted>;
     fn view<'a>(r: &karmem::Reader<'a>) -> StructNameView<'a> {
+        StructNameView::root(r)
+    }
+    fn view_trusted<'a>(
+        r: &karmem::Reader<'a, karmem::Trusted>,
+    ) -> StructNameView<'a, karmem::Trusted> {
         StructNameView::root(r)
     }
     fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -2012,14 +2018,22 @@ impl karmem::Message for StructName {
         v.read_as_root(r)?;
         Ok(v)
     }
-    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
-        Self::validate(r).map(|_| ())
+    fn trust<'a>(
+        r: &karmem::Reader<'a>,
+    ) -> Result<StructNameView<'a, karmem::Trusted>, karmem::Error> {
+        Self::validate(r)
     }
 }
 
 impl karmem::Message for AnotherStruct {
     type View<'a> = AnotherStructView<'a>;
+    type TrustedView<'a> = AnotherStructView<'a, karmem::Trusted>;
     fn view<'a>(r: &karmem::Reader<'a>) -> AnotherStructView<'a> {
+        AnotherStructView::root(r)
+    }
+    fn view_trusted<'a>(
+        r: &karmem::Reader<'a, karmem::Trusted>,
+    ) -> AnotherStructView<'a, karmem::Trusted> {
         AnotherStructView::root(r)
     }
     fn encode(&self, w: &mut karmem::Writer) -> Result<(), karmem::Error> {
@@ -2030,8 +2044,10 @@ impl karmem::Message for AnotherStruct {
         v.read_as_root(r)?;
         Ok(v)
     }
-    fn check(r: &karmem::Reader<'_>) -> Result<(), karmem::Error> {
-        Self::validate(r).map(|_| ())
+    fn trust<'a>(
+        r: &karmem::Reader<'a>,
+    ) -> Result<AnotherStructView<'a, karmem::Trusted>, karmem::Error> {
+        Self::validate(r)
     }
 }
 

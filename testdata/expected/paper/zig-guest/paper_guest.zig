@@ -51,12 +51,14 @@ pub const Updater = struct {
     ///     pub fn update(input: guest.Arg(types.StructName)) ![]const u8
     ///
     /// Arguments are validated and read in place: never keep them past the
-    /// call. A region-bound result must lie in this module's window of the
-    /// region. List the export in the module's `.exports`.
+    /// call. `a.view()` is the trusted viewer of a copied argument; read a
+    /// region-bound one with `a.checkedView()` (its window may change). A
+    /// region-bound result must lie in this module's window of the region.
+    /// List the export in the module's `.exports`.
     pub fn exporter(comptime Impl: type) guest.Export {
         const handlers = struct {
             fn update(args: []const []align(8) const u8) guest.HandlerError!?[]const u8 {
-                const a0 = try guest.argument(types.StructName, "input", args[0]);
+                const a0 = try guest.sharedArgument(types.StructName, "input", args[0]);
                 return guest.regionResult("paper.out", try guest.settle(Impl.update(a0)));
             }
         };

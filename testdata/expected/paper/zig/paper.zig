@@ -23,6 +23,9 @@ pub const AnotherStruct = struct {
     a: u32 = 0,
     b: u64 = 0,
 
+    /// The viewers of a message whose root is a `AnotherStruct` (`AnotherStructViewOf`).
+    pub const ViewOf = AnotherStructViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -96,6 +99,9 @@ pub const AnotherStruct = struct {
 pub const StructName = struct {
     field_as_soa: []const AnotherStruct = &.{},
     field_as_aos: []const AnotherStruct = &.{},
+
+    /// The viewers of a message whose root is a `StructName` (`StructNameViewOf`).
+    pub const ViewOf = StructNameViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -192,6 +198,9 @@ pub const Point2d = struct {
     x: f32 = 0,
     y: f32 = 0,
 
+    /// The viewers of a message whose root is a `Point2d` (`Point2dViewOf`).
+    pub const ViewOf = Point2dViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -261,6 +270,9 @@ pub const Point3d = struct {
     x: f32 = 0,
     y: f32 = 0,
     z: f32 = 0,
+
+    /// The viewers of a message whose root is a `Point3d` (`Point3dViewOf`).
+    pub const ViewOf = Point3dViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -478,6 +490,9 @@ fn validateAnyPoint(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Va
 pub const Particle = struct {
     pos: []const ?AnyPoint = &.{},
     name: []const u8 = "",
+
+    /// The viewers of a message whose root is a `Particle` (`ParticleViewOf`).
+    pub const ViewOf = ParticleViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

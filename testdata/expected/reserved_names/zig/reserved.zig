@@ -22,6 +22,9 @@ fn idx(i: usize) u32 {
 pub const Len = struct {
     get: i32 = 0,
 
+    /// The viewers of a message whose root is a `Len` (`LenViewOf`).
+    pub const ViewOf = LenViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -97,6 +100,9 @@ pub const Cell = struct {
     position: i32 = 0,
     name: []const u8 = "",
     reader: []const u8 = "",
+
+    /// The viewers of a message whose root is a `Cell` (`CellViewOf`).
+    pub const ViewOf = CellViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -200,6 +206,9 @@ pub const Point = struct {
     root: f32 = 0,
     table: f32 = 0,
     name: []const u8 = "",
+
+    /// The viewers of a message whose root is a `Point` (`PointViewOf`).
+    pub const ViewOf = PointViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -431,6 +440,9 @@ pub const Holder = struct {
     r: i32 = 0,
     cells: []const Cell = &.{},
     shapes: []const ?Shape = &.{},
+
+    /// The viewers of a message whose root is a `Holder` (`HolderViewOf`).
+    pub const ViewOf = HolderViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

@@ -35,6 +35,9 @@ pub const ProfileData = struct {
     username: []const u8 = "",
     id: u64 = 0,
 
+    /// The viewers of a message whose root is a `ProfileData` (`ProfileDataViewOf`).
+    pub const ViewOf = ProfileDataViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -116,6 +119,9 @@ pub const ProfileData = struct {
 pub const Profile = struct {
     data: ProfileData = .{},
 
+    /// The viewers of a message whose root is a `Profile` (`ProfileViewOf`).
+    pub const ViewOf = ProfileViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -185,6 +191,9 @@ pub const AccountData = struct {
     id: u64 = 0,
     email: []const u8 = "",
     profiles: []const Profile = &.{},
+
+    /// The viewers of a message whose root is a `AccountData` (`AccountDataViewOf`).
+    pub const ViewOf = AccountDataViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

@@ -35,6 +35,9 @@ pub const Vec3 = struct {
     y: f32 = 0,
     z: f32 = 0,
 
+    /// The viewers of a message whose root is a `Vec3` (`Vec3ViewOf`).
+    pub const ViewOf = Vec3ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -112,6 +115,9 @@ pub const MonsterData = struct {
     hitbox: [4]f64 = @splat(0),
     status: []const i32 = &.{},
     path: []const Vec3 = &.{},
+
+    /// The viewers of a message whose root is a `MonsterData` (`MonsterDataViewOf`).
+    pub const ViewOf = MonsterDataViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -227,6 +233,9 @@ pub const MonsterData = struct {
 pub const Monster = struct {
     data: MonsterData = .{},
 
+    /// The viewers of a message whose root is a `Monster` (`MonsterViewOf`).
+    pub const ViewOf = MonsterViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -294,6 +303,9 @@ pub const Monster = struct {
 /// The table (evolvable) `State`.
 pub const State = struct {
     monsters: []const Monster = &.{},
+
+    /// The viewers of a message whose root is a `State` (`StateViewOf`).
+    pub const ViewOf = StateViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

@@ -22,6 +22,9 @@ fn idx(i: usize) u32 {
 pub const Circle = struct {
     radius: f64 = 0,
 
+    /// The viewers of a message whose root is a `Circle` (`CircleViewOf`).
+    pub const ViewOf = CircleViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -92,6 +95,9 @@ pub const Circle = struct {
 /// The inline struct (frozen layout) `Square`.
 pub const Square = struct {
     side: f32 = 0,
+
+    /// The viewers of a message whose root is a `Square` (`SquareViewOf`).
+    pub const ViewOf = SquareViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -295,6 +301,9 @@ fn validateShape(v: *karmem.Validator, tag_at: u32, offset_at: u32) karmem.Valid
 pub const Tag = struct {
     label: []const u8 = "",
 
+    /// The viewers of a message whose root is a `Tag` (`TagViewOf`).
+    pub const ViewOf = TagViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -370,6 +379,9 @@ pub const Item = struct {
     shapes: []const ?Shape = &.{},
     bunch: []const ?Shape = &.{},
     ok: bool = false,
+
+    /// The viewers of a message whose root is a `Item` (`ItemViewOf`).
+    pub const ViewOf = ItemViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -514,6 +526,9 @@ pub const Item = struct {
 /// The table (evolvable) `Root`.
 pub const Root = struct {
     items: []const Item = &.{},
+
+    /// The viewers of a message whose root is a `Root` (`RootViewOf`).
+    pub const ViewOf = RootViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but

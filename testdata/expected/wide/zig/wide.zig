@@ -49,6 +49,9 @@ pub const Plain = struct {
     tint: Color = @fromBackingInt(0),
     last: i8 = 0,
 
+    /// The viewers of a message whose root is a `Plain` (`PlainViewOf`).
+    pub const ViewOf = PlainViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -151,6 +154,9 @@ pub const L7 = struct {
     a7: u32 = 0,
     b7: f32 = 0,
 
+    /// The viewers of a message whose root is a `L7` (`L7ViewOf`).
+    pub const ViewOf = L7ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -220,6 +226,9 @@ pub const L6 = struct {
     a6: u32 = 0,
     b6: f32 = 0,
     next: L7 = .{},
+
+    /// The viewers of a message whose root is a `L6` (`L6ViewOf`).
+    pub const ViewOf = L6ViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -292,6 +301,9 @@ pub const L5 = struct {
     b5: f32 = 0,
     next: L6 = .{},
 
+    /// The viewers of a message whose root is a `L5` (`L5ViewOf`).
+    pub const ViewOf = L5ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -362,6 +374,9 @@ pub const L4 = struct {
     a4: u32 = 0,
     b4: f32 = 0,
     next: L5 = .{},
+
+    /// The viewers of a message whose root is a `L4` (`L4ViewOf`).
+    pub const ViewOf = L4ViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -434,6 +449,9 @@ pub const L3 = struct {
     b3: f32 = 0,
     next: L4 = .{},
 
+    /// The viewers of a message whose root is a `L3` (`L3ViewOf`).
+    pub const ViewOf = L3ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -504,6 +522,9 @@ pub const L2 = struct {
     a2: u32 = 0,
     b2: f32 = 0,
     next: L3 = .{},
+
+    /// The viewers of a message whose root is a `L2` (`L2ViewOf`).
+    pub const ViewOf = L2ViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -576,6 +597,9 @@ pub const L1 = struct {
     b1: f32 = 0,
     next: L2 = .{},
 
+    /// The viewers of a message whose root is a `L1` (`L1ViewOf`).
+    pub const ViewOf = L1ViewOf;
+
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
     /// what a growable writer needs to grow.
@@ -646,6 +670,9 @@ pub const L0 = struct {
     a0: u32 = 0,
     b0: f32 = 0,
     next: L1 = .{},
+
+    /// The viewers of a message whose root is a `L0` (`L0ViewOf`).
+    pub const ViewOf = L0ViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -731,6 +758,9 @@ pub const Rich = struct {
     g14: u32 = 0,
     name: []const u8 = "",
     deep: L0 = .{},
+
+    /// The viewers of a message whose root is a `Rich` (`RichViewOf`).
+    pub const ViewOf = RichViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
@@ -835,6 +865,9 @@ pub const Rich = struct {
 pub const Root = struct {
     plains: []const Plain = &.{},
     riches: []const Rich = &.{},
+
+    /// The viewers of a message whose root is a `Root` (`RootViewOf`).
+    pub const ViewOf = RootViewOf;
 
     /// Encodes `x` as the root of a whole message into `w`, which begins
     /// anew: the message is `w.bytes()` afterwards. Allocates nothing but
