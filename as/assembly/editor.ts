@@ -96,7 +96,7 @@ export class Editor extends Validator {
   elements<W, T>(offset: u32, off: u32, limit: u32): Elements<W, T> | null {
     this.fault = this.ref(offset, off, sizeof<W>(), limit);
     if (this.fault != KarmemError.None) return null;
-    return new Elements<W, T>(this, this.aOff, this.aLen);
+    return new Elements<W, T>(this.base + <usize>this.aOff, this.aLen);
   }
 
   /** Why the last `elements` was refused (`None`: it was not). */
@@ -105,23 +105,25 @@ export class Editor extends Validator {
 
 /**
  * The `length` elements (stored as `W`, read as `T`) of a plain array of
- * an editor's message at `_kmO`, written in place (§12: an element below
- * `length`). The length is the array's when this was made: after a
- * `setLen`, ask the editor again.
+ * an editor's message at address `_kmAt`, written in place (§12: an
+ * element below `length`). The editor checked them when it made this,
+ * and the address is kept, not the editor: opening the editor on another
+ * message later does not move these writes there. The length is the
+ * array's when this was made: after a `setLen`, ask the editor again.
  */
 export class Elements<W, T> {
-  constructor(public _kmE: Editor, public _kmO: u32, public length: i32) {}
+  constructor(public _kmAt: usize, public length: i32) {}
 
   /** Element `i`: zero past the end. */
   @operator("[]") get(i: i32): T {
     if (<u32>i >= <u32>this.length) return <T>0;
-    return <T>this._kmE.ld<W>(this._kmO + <u32>i * sizeof<W>());
+    return <T>load<W>(this._kmAt + <usize>i * sizeof<W>());
   }
 
   /** Stores `x` as element `i`; `TooLarge` past the end (nothing written). */
   set(i: i32, x: T): KarmemError {
     if (<u32>i >= <u32>this.length) return KarmemError.TooLarge;
-    const at = this._kmE.base + <usize>this._kmO + <usize>i * sizeof<W>();
+    const at = this._kmAt + <usize>i * sizeof<W>();
     if (isBoolean<T>()) {
       store<u8>(at, x ? 1 : 0);
     } else {
