@@ -8,6 +8,7 @@ export {
 export { Writer, utf8Length, compareText } from "./writer";
 export { Box } from "./box";
 export { Trusted } from "./trusted";
+export { Editor, Elements } from "./editor";
 export {
   StructView, Numbers, Bools, Inlines, Tables, Soa, Unions, UnionColumns, Texts, Nested,
 } from "./view";

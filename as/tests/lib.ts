@@ -1,11 +1,12 @@
 // Unit checks of the library (as/assembly) that generated code does not
 // reach by itself: header refusals, bounded loads, the limits, the writer's
-// growth, fixed memory and reuse, text edge cases. Compiled by asc and run
+// growth, fixed memory and reuse, text edge cases, the editor's refusals. Compiled by asc and run
 // under Node by crates/karmem-vectors-as (`library_checks`); `check()`
 // reports each failure and returns how many there were.
 
 import {
   KarmemError, Validator, Writer, compareText, errorName, utf8Length, utf8Valid, MAX_DEPTH,
+  Editor, NO_LIMIT,
 } from "karmem-as/assembly";
 
 // @ts-ignore: decorator
@@ -161,11 +162,57 @@ function text(): void {
   expect(v.utf16(16, 2) == KarmemError.InvalidText, "and the validator refuses it");
 }
 
+/**
+ * The editor (format.md §12) on a hand-made message: a table at 8 (24
+ * bytes, 20 used: a u32 at 4, an array reference of u16 at 8) and the
+ * array's block at 32 (capacity 4, length 2, junk in the unused two).
+ */
+function editor(): void {
+  const p = message(40, 40);
+  store<u32>(p + 8, 3 | (4 << 29));
+  store<u32>(p + 16, 32);
+  store<u32>(p + 20, 2);
+  store<u32>(p + 24, 4);
+  store<u16>(p + 32, 1);
+  store<u16>(p + 34, 2);
+  store<u16>(p + 36, 0xFFFF);
+  store<u16>(p + 38, 0xFFFF);
+  const e = new Editor();
+  expect(e.open(p, 40) == KarmemError.None, "the editor opens a message");
+  expect(e.set<u32>(8, 4, 7) == KarmemError.None && load<u32>(p + 12) == 7, "set stores a held field");
+  expect(e.set<u32>(8, 20, 1) == KarmemError.MalformedTable, "a field past the used size is refused");
+  expect(load<u32>(p + 28) == 0, "and nothing is written");
+  expect(e.set<u32>(0, 4, 1) == KarmemError.MalformedTable, "an absent table is refused");
+  expect(e.set<u32>(12, 0, 1) == KarmemError.MalformedTable, "a misaligned table is refused");
+  expect(e.set<u32>(8, 0xFFFFFFFE, 1) == KarmemError.MalformedTable, "an offset that wraps is refused");
+  expect(e.set<bool>(8, 4, true) == KarmemError.None && load<u8>(p + 12) == 1, "a bool is stored as 1");
+  expect(e.setLen(8, 8, 2, NO_LIMIT, 5) == KarmemError.TooLarge, "a length past the capacity is TooLarge");
+  expect(e.setLen(8, 8, 2, 2, 3) == KarmemError.LimitExceeded, "a length past the limit is LimitExceeded");
+  expect(load<u32>(p + 20) == 2 && load<u16>(p + 36) == 0xFFFF, "refused lengths write nothing");
+  expect(e.setLen(8, 8, 2, NO_LIMIT, 3) == KarmemError.None && load<u32>(p + 20) == 3, "a length within the capacity");
+  expect(load<u16>(p + 36) == 0 && load<u16>(p + 38) == 0xFFFF, "the exposed element is zeroed, no other");
+  expect(e.setLen(8, 8, 2, NO_LIMIT, 1) == KarmemError.None, "a shorter length");
+  expect(load<u16>(p + 32) == 1 && load<u16>(p + 34) == 0 && load<u16>(p + 36) == 0, "the dropped elements are zeroed");
+  const el = e.elements<u16, u16>(8, 8, NO_LIMIT);
+  expect(el !== null && el.length == 1, "the elements are the length's");
+  if (el !== null) {
+    expect(el.set(0, 9) == KarmemError.None && load<u16>(p + 32) == 9 && el[0] == 9, "an element is written in place");
+    expect(el.set(1, 9) == KarmemError.TooLarge && load<u16>(p + 34) == 0, "an element past the length is refused");
+  }
+  store<u32>(p + 24, 0);
+  expect(e.setLen(8, 8, 2, NO_LIMIT, 0) == KarmemError.MalformedArray, "a capacity of 0 with a length is malformed");
+  expect(e.elements<u16, u16>(8, 8, NO_LIMIT) === null && e.fault == KarmemError.MalformedArray, "elements say why they are refused");
+  store<u32>(p + 24, 5);
+  expect(e.setLen(8, 8, 2, NO_LIMIT, 0) == KarmemError.MalformedArray, "a block past the message is malformed");
+  expect(load<u32>(p + 20) == 1, "and nothing is written");
+}
+
 /** Runs every check; returns the number of failures. */
 export function check(): i32 {
   headers();
   limits();
   writers();
   text();
+  editor();
   return failures;
 }

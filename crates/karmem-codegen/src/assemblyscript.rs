@@ -17,6 +17,7 @@
 //! clash with them.
 
 mod decode;
+mod edit;
 mod encode;
 mod validate;
 mod views;
@@ -399,7 +400,8 @@ impl<'a> Gen<'a> {
             .line("  Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,");
         // The library's view classes under names no schema type can take
         // (a schema may name a type `Tables`).
-        self.c.line("  Trusted,");
+        self.c
+            .line("  Trusted, Editor as _KmEditor, Elements as _KmElements,");
         self.c.line("  Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,");
         self.c.line(
             "  Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,",

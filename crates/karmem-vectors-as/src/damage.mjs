@@ -71,6 +71,7 @@ for (let i = 0; i < count; i++) {
       if (result === 2) traps.push(`case ${i} round ${r}: a fixed writer wrote outside its range`);
       else if (result === 3) traps.push(`case ${i} round ${r}: the checked view differs from the decoder (${Buffer.from(msg).toString("hex")})`);
       else if (result === 5) traps.push(`case ${i} round ${r}: read into a used object, the value differs (${Buffer.from(msg).toString("hex")})`);
+      else if (result === 6) traps.push(`case ${i} round ${r}: a refused edit changed the message (${Buffer.from(msg).toString("hex")})`);
       else if (result === 4) traps.push(`case ${i} round ${r}: the trusted view differs from the decoder (${Buffer.from(msg).toString("hex")})`);
       else if (result === 1) accepted++;
       else refused++;

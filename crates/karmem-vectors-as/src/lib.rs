@@ -26,6 +26,8 @@ use karmem_codegen::Backend;
 use karmem_schema::model::*;
 pub use karmem_vectors_zig::{load_all, same, Case};
 
+mod edit;
+
 /// The Node program that runs the compiled driver over every case.
 pub const RUN_MJS: &str = include_str!("run.mjs");
 /// The imports of the compiled driver, for both Node programs.
@@ -82,6 +84,7 @@ struct Module {
     /// The prefix of its names in the driver (`m3`).
     alias: String,
     schema: Schema,
+    layout: karmem_layout::Layout,
 }
 
 fn sorted(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
@@ -150,7 +153,15 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
                 list.join(", ")
             )
             .unwrap();
-            modules.insert(key.clone(), Module { key, alias, schema });
+            modules.insert(
+                key.clone(),
+                Module {
+                    key,
+                    alias,
+                    schema,
+                    layout,
+                },
+            );
         }
     }
     for m in modules.values() {
@@ -172,7 +183,13 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
         let (ty, print) = root_of(m, &case.root).ok_or(format!("{}: no root", case.id()))?;
         writeln!(dispatch, "    case {i}: {{").unwrap();
         if case.hostile.is_some() {
-            driver.push_str(&read_case(&format!("c{i}"), &i.to_string(), &ty, &print));
+            driver.push_str(&read_case(
+                &format!("c{i}"),
+                &i.to_string(),
+                &ty,
+                &print,
+                false,
+            ));
         } else {
             driver.push_str(&value_case(&format!("c{i}"), &i.to_string(), &ty, &print));
         }
@@ -188,6 +205,7 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
                 &format!("{i}:{reader}"),
                 &ty,
                 &print,
+                true,
             ));
             writeln!(dispatch, "      c{i}r{r}(p, n);").unwrap();
         }
@@ -205,18 +223,25 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
     for (ty, print) in &roots {
         driver.push_str(&damaged_fn(ty, print));
     }
+    // The setters' checks of every root type an edited case reads with.
+    let mut edited: Vec<String> = Vec::new();
+    for case in cases {
+        for key in schema_keys(case) {
+            let m = &modules[&key];
+            let (ty, print) = root_of(m, &case.root).unwrap();
+            if !edited.contains(&ty) {
+                let id = m.schema.struct_by_name(&case.root).unwrap();
+                driver.push_str(&edit::edits_fn(m, id, &ty, &print, &view_printer(&print)));
+                edited.push(ty);
+            }
+        }
+    }
     // The object every case (or evolution reader) of a root type decodes
     // into after the previous one (`into`): its arrays and nested structs
     // are reused.
     let mut lasts: Vec<String> = Vec::new();
     for case in cases {
-        let mut keys = vec![format!("{}/{}", case.topic, case.schema)];
-        keys.extend(
-            case.readers
-                .iter()
-                .map(|(r, _)| format!("{}/{r}", case.topic)),
-        );
-        for key in keys {
+        for key in schema_keys(case) {
             let (ty, _) = root_of(&modules[&key], &case.root).unwrap();
             if !lasts.contains(&ty) {
                 writeln!(driver, "\nconst last{ty} = new {ty}();").unwrap();
@@ -238,6 +263,18 @@ pub fn write_driver(dir: &Path, cases: &[Case], out: &Path) -> Result<(), String
         driver.push_str(&map_order(&m.alias));
     }
     fs::write(out.join("driver.ts"), driver).map_err(io)
+}
+
+/// The modules a case is read with: its schema's, then its evolution
+/// readers'.
+fn schema_keys(case: &Case) -> Vec<String> {
+    let mut keys = vec![format!("{}/{}", case.topic, case.schema)];
+    keys.extend(
+        case.readers
+            .iter()
+            .map(|(r, _)| format!("{}/{r}", case.topic)),
+    );
+    keys
 }
 
 /// The driver's name of root `root` in module `m`, and its printer.
@@ -313,7 +350,7 @@ function {name}(p: usize, n: usize): void {{
   report(id, "value", text);
   const valid = {ty}.validateWith(v, p, n);
   reportValid(id, valid, v);
-{views}
+{views}  report(id, "edit", edits{ty}(p, n, true));
   const w = new Writer(64);
   reportSame(id, "bytes", x.encode(w), w, p, n);
   e = {ty}.decode(p, n, x);
@@ -344,7 +381,7 @@ function {name}(p: usize, n: usize): void {{
 
 /// An evolution reader or a hostile message: validate, read leniently
 /// (printed, or the error), and the checked decode against the validator.
-fn read_case(name: &str, id: &str, ty: &str, print: &str) -> String {
+fn read_case(name: &str, id: &str, ty: &str, print: &str, strict: bool) -> String {
     let views = view_checks(ty, print, "valid == KarmemError.None").replace("\n  ", "\n    ");
     let views = format!("  {}", views.trim_start());
     format!(
@@ -371,6 +408,7 @@ function {name}(p: usize, n: usize): void {{
     // What the lenient reader read, viewers read: the checked one on
     // every message the reader reads, the trusted one when it validates.
 {views}  }}
+  report(id, "edit", edits{ty}(p, n, {strict}));
   const checked = {ty}.decode(p, n, new {ty}());
   if ((checked == KarmemError.None) == (valid == KarmemError.None)) report(id, "checked", "ok");
   else report(id, "checked", "decode gives " + errorName(checked) + ", validate " + errorName(valid));
@@ -396,6 +434,9 @@ fn damaged_fn(ty: &str, print: &str) -> String {
         r#"
 function damaged{ty}(p: usize, n: usize): i32 {{
   const valid = {ty}.validate(p, n) == KarmemError.None;
+  // Every setter of the root over the damaged message: refused or done,
+  // never a trap, and a refusal writes nothing (6 when it does).
+  if (edits{ty}(p, n, false) != "ok") return 6;
   {ty}.decode(p, n, new {ty}());
   const x = new {ty}();
   if ({ty}.read(p, n, x) != KarmemError.None) return 0;

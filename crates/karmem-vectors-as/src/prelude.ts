@@ -3,7 +3,7 @@
 // generated part (imports of the generated files, JSON printers per type,
 // one function per case) follows it.
 
-import { KarmemError, Trusted, Validator, Writer, errorName } from "karmem-as/assembly";
+import { Editor, KarmemError, Trusted, Validator, Writer, errorName } from "karmem-as/assembly";
 
 // @ts-ignore: decorator
 @external("env", "report")

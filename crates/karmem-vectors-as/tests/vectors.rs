@@ -199,10 +199,16 @@ fn golden_vectors() {
         let got = results.get(&i.to_string());
         let mut problems = check(case, got);
         checked += 1;
+        if case.hostile.is_none() {
+            problems.extend(check_edit(got));
+        }
         for (reader, want) in &case.readers {
             let got = results.get(&format!("{i}:{reader}"));
             checked += 1;
-            for p in check_read(Some(want), got, Some(true)) {
+            for p in check_read(Some(want), got, Some(true))
+                .into_iter()
+                .chain(check_edit(got))
+            {
                 problems.push(format!("read by {reader}: {p}"));
             }
         }
@@ -282,6 +288,42 @@ fn library_checks() {
     );
 }
 
+/// The in-place setters are the checked viewer's: calling one on a
+/// trusted viewer (`T.trust`) does not compile, and the same call on the
+/// checked viewer does (src/edit.rs calls them all on that one).
+#[test]
+fn trusted_views_have_no_setters() {
+    let (out, _) = driver();
+    let call = |view: &str| {
+        format!(
+            "import {{ Editor }} from \"karmem-as/assembly\";\nimport {{ Scalars }} from \"./gen/scalars_schema\";\n\
+             export function f(p: usize, n: usize): i32 {{\n  const e = new Editor();\n  e.open(p, n);\n  const v = Scalars.{view}(p, n);\n  return v === null ? -1 : <i32>v.setFlag(e, true);\n}}\n"
+        )
+    };
+    for (view, compiles) in [("view", true), ("trust", false)] {
+        fs::write(out.join("setter.ts"), call(view)).unwrap();
+        let build = run(
+            Command::new("node")
+                .arg(asc())
+                .args(["setter.ts", "-o", "setter.wasm"])
+                .current_dir(out),
+            "asc",
+        );
+        let text = String::from_utf8_lossy(&build.stderr);
+        assert_eq!(
+            build.status.success(),
+            compiles,
+            "setFlag on Scalars.{view}: {text}"
+        );
+        if !compiles {
+            assert!(
+                text.contains("in-place setters need the checked view"),
+                "{text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn damaged_messages_never_trap() {
     let (out, cases) = driver();
@@ -304,6 +346,15 @@ fn damaged_messages_never_trap() {
     // Both outcomes happen: the damage is neither all fatal nor all harmless.
     assert!(n[1] > 0 && n[2] > 0, "{text}");
     assert_eq!(n[3], 0, "damaged messages trapped:\n{text}");
+}
+
+/// The in-place setters over a valid message (`edits` in the driver, src/edit.rs).
+fn check_edit(got: Option<&BTreeMap<String, String>>) -> Vec<String> {
+    match got.and_then(|g| g.get("edit")).map(String::as_str) {
+        Some("ok") => Vec::new(),
+        Some(other) => vec![format!("edit: {other}")],
+        None => vec!["edit: no result".into()],
+    }
 }
 
 /// The problems of one case's results.

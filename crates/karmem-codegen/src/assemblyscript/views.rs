@@ -42,6 +42,23 @@ pub(crate) struct Acc {
     body: Vec<String>,
     /// The value as one expression of `$at`, when it is one (a number).
     expr: Option<String>,
+    /// What an in-place setter of the slot writes, when it has one
+    /// (`edit.rs`): the node's own answer, not a second match.
+    pub(crate) edit: Option<AEdit>,
+}
+
+/// What the in-place setters of a table field write (format.md §12).
+pub(crate) enum AEdit {
+    /// A number, `bool` or enum: its type `ty`, stored as `w`.
+    Scalar { ty: String, w: &'static str },
+    /// A plain array of `elem_size`-byte elements stored as `w`, read as
+    /// `ty`, at most `limit`.
+    Plain {
+        w: &'static str,
+        ty: String,
+        elem_size: u32,
+        limit: Option<u32>,
+    },
 }
 
 impl Acc {
@@ -52,6 +69,14 @@ impl Acc {
             zero,
             body: vec![format!("return {expr};")],
             expr: Some(expr),
+            edit: None,
+        }
+    }
+
+    fn scalar(ty: String, zero: String, expr: String, w: &'static str) -> Self {
+        Acc {
+            edit: Some(AEdit::Scalar { ty: ty.clone(), w }),
+            ..Acc::value(ty, zero, expr)
         }
     }
 }
@@ -63,6 +88,8 @@ pub(crate) struct AView {
     make: String,
     /// `Some(utf16)` for text (a string, not a view).
     text: Option<bool>,
+    /// A plain array's element: stored as, read as (what `editF` hands out).
+    plain: Option<(&'static str, String)>,
 }
 
 impl AView {
@@ -254,6 +281,9 @@ impl Gen<'_> {
                 self.c.line(&l.replace("$at", "at"));
             }
             self.c.close("}");
+            if let (true, Some(edit)) = (self.l.is_table(id), &acc.edit) {
+                self.setters(id, f.index, off, edit);
+            }
         }
         self.c.close("}");
     }
@@ -421,6 +451,7 @@ impl Gen<'_> {
             zero: "x".into(),
             body: vec![set, "return x;".into()],
             expr: None,
+            edit: None,
         }
     }
 
@@ -440,18 +471,23 @@ impl ViewPrinter for Gen<'_> {
 
     fn view_bool(&self, at: &ViewAt<VCtx>) -> Acc {
         let zero = self.zero_or_default(at, "false".into());
-        Acc::value("bool".into(), zero, format!("{R}.ldBool($at)"))
+        Acc::scalar("bool".into(), zero, format!("{R}.ldBool($at)"), "bool")
     }
 
     fn view_number(&self, p: Primitive, at: &ViewAt<VCtx>) -> Acc {
         let zero = self.zero_or_default(at, "0".into());
-        Acc::value(prim(p).into(), zero, format!("{R}.ld<{}>($at)", prim(p)))
+        Acc::scalar(
+            prim(p).into(),
+            zero,
+            format!("{R}.ld<{}>($at)", prim(p)),
+            prim(p),
+        )
     }
 
     fn view_enum(&self, id: EnumId, repr: Primitive, at: &ViewAt<VCtx>) -> Acc {
         let zero = self.zero_or_default(at, self.enum_from(id, "0"));
         let read = self.enum_from(id, &format!("{R}.ld<{}>($at)", prim(repr)));
-        Acc::value(self.enum_type(id), zero, read)
+        Acc::scalar(self.enum_type(id), zero, read, prim(repr))
     }
 
     fn view_inline(&self, id: StructId, at: &ViewAt<VCtx>) -> Acc {
@@ -478,6 +514,7 @@ impl ViewPrinter for Gen<'_> {
                 "return x;".into(),
             ],
             expr: None,
+            edit: None,
         }
     }
 
@@ -506,6 +543,7 @@ impl ViewPrinter for Gen<'_> {
             zero: "null".into(),
             body,
             expr: None,
+            edit: None,
         }
     }
 
@@ -523,6 +561,7 @@ impl ViewPrinter for Gen<'_> {
                 "return u.tag == 0 ? null : u;".into(),
             ],
             expr: None,
+            edit: None,
         }
     }
 
@@ -559,6 +598,7 @@ impl ViewPrinter for Gen<'_> {
             zero: make.replace("$at", "0"),
             body: vec![format!("return {make};")],
             expr: None,
+            edit: None,
         }
     }
 
@@ -582,6 +622,12 @@ impl ViewPrinter for Gen<'_> {
                 format!("return {};", view.make("r.aOff", "r.aLen", "r.aCap")),
             ],
             expr: None,
+            edit: view.plain.clone().map(|(w, ty)| AEdit::Plain {
+                w,
+                ty,
+                elem_size: es,
+                limit,
+            }),
         }
     }
 
@@ -591,24 +637,29 @@ impl ViewPrinter for Gen<'_> {
             ty: "string".into(),
             make: format!("{R}.{f}($o, $l)"),
             text: Some(utf16),
+            plain: None,
         }
     }
 
     fn view_plain(&self, elem: ElemType, _size: u32, _: &()) -> AView {
-        let ty = match elem {
-            ElemType::Scalar(Primitive::Bool) => "_KmBools<R>".to_string(),
-            ElemType::Scalar(p) => format!("_KmNumbers<R, {}, {}>", prim(p), prim(p)),
-            ElemType::Enum(id) => format!(
-                "_KmNumbers<R, {}, {}>",
-                prim(self.s.enums[id].repr),
-                self.enum_type(id)
+        let (ty, plain) = match elem {
+            ElemType::Scalar(Primitive::Bool) => ("_KmBools<R>".to_string(), ("u8", "bool".into())),
+            ElemType::Scalar(p) => (
+                format!("_KmNumbers<R, {}, {}>", prim(p), prim(p)),
+                (prim(p), prim(p).to_string()),
             ),
+            ElemType::Enum(id) => {
+                let w = prim(self.s.enums[id].repr);
+                let t = self.enum_type(id);
+                (format!("_KmNumbers<R, {w}, {t}>"), (w, t))
+            }
             _ => unreachable!("plain arrays hold numbers and enums"),
         };
         AView {
             make: format!("new {ty}({R}, $o, <i32>$l)"),
             ty,
             text: None,
+            plain: Some(plain),
         }
     }
 
@@ -627,6 +678,7 @@ impl ViewPrinter for Gen<'_> {
                 ty: "_KmTexts<R>".into(),
                 make: format!("new _KmTexts<R>({R}, $o, <i32>$l, {es}, {limit}, {utf16})"),
                 text: None,
+                plain: None,
             };
         }
         let ty = format!("_KmNested<R, {}>", inner.ty);
@@ -637,6 +689,7 @@ impl ViewPrinter for Gen<'_> {
             ),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -646,6 +699,7 @@ impl ViewPrinter for Gen<'_> {
             make: format!("new {ty}({R}, $o, <i32>$l, {stride})"),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -660,6 +714,7 @@ impl ViewPrinter for Gen<'_> {
             make: format!("new {ty}({R}, $o, <i32>$l)"),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -672,6 +727,7 @@ impl ViewPrinter for Gen<'_> {
             ),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -681,6 +737,7 @@ impl ViewPrinter for Gen<'_> {
             make: format!("new {ty}({R}, $o, 8, $o + 4, 8, <i32>$l)"),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -690,6 +747,7 @@ impl ViewPrinter for Gen<'_> {
             make: format!("new {ty}({R}, {tag_size}, $o, $l, $c)"),
             ty,
             text: None,
+            plain: None,
         }
     }
 
@@ -703,6 +761,7 @@ impl ViewPrinter for Gen<'_> {
             make: format!("new {ty}({R}, $o, $c)"),
             ty,
             text: None,
+            plain: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -1845,6 +1845,12 @@ export class LeafView<R> extends _KmStructView<R> {
     return this._kmR.ld<u64>(at);
   }
 
+  /** Stores `Leaf.Value` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setValue(e: _KmEditor, x: u64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u64>(this._kmTo, 8, x);
+  }
+
   get label(): string {
     const at = this._kmAt(16, 12, 1);
     if (at == 0) return "";
@@ -1860,6 +1866,12 @@ export class CircleView<R> extends _KmStructView<R> {
     const at = this._kmAt(8, 8, 0);
     if (at == 0) return 0;
     return this._kmR.ld<f64>(at);
+  }
+
+  /** Stores `Circle.Radius` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setRadius(e: _KmEditor, x: f64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<f64>(this._kmTo, 8, x);
   }
 }
 
@@ -1878,6 +1890,12 @@ export class ElementView<R> extends _KmStructView<R> {
     const at = this._kmAt(4, 4, 0);
     if (at == 0) return 0;
     return this._kmR.ld<u32>(at);
+  }
+
+  /** Stores `Element.Id` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setId(e: _KmEditor, x: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u32>(this._kmTo, 4, x);
   }
 
   get where(): PairView<R> {
@@ -1914,6 +1932,18 @@ export class ElementView<R> extends _KmStructView<R> {
     return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
   }
 
+  /** The elements of `Element.Numbers`, writable in place in `e`'s message; null when refused (`e.fault` says why). */
+  editNumbers(e: _KmEditor): _KmElements<i32, i32> | null {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.elements<i32, i32>(this._kmTo, 40, NO_LIMIT);
+  }
+
+  /** Changes the length of `Element.Numbers` in place, within its capacity (`TooLarge`) and limit; elements between the old and the new length are zeroed. */
+  setNumbersLen(e: _KmEditor, n: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.setLen(this._kmTo, 40, 4, NO_LIMIT, n);
+  }
+
   get shape(): ShapeView<R> | null {
     const at = this._kmAt(52, 8, 10);
     if (at == 0) return null;
@@ -1936,10 +1966,22 @@ export class RootView<R> extends _KmStructView<R> {
     return <Kind>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `Root.Kind` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setKind(e: _KmEditor, x: Kind): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 8, <u8>x);
+  }
+
   get wide(): i64 {
     const at = this._kmAt(16, 8, 0);
     if (at == 0) return 0;
     return this._kmR.ld<i64>(at);
+  }
+
+  /** Stores `Root.Wide` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setWide(e: _KmEditor, x: i64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<i64>(this._kmTo, 16, x);
   }
 
   get text(): string {
@@ -1970,6 +2012,18 @@ export class RootView<R> extends _KmStructView<R> {
     const r = this._kmR;
     r.array(at, 8, 8);
     return new _KmNumbers<R, u64, u64>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  /** The elements of `Root.Limited`, writable in place in `e`'s message; null when refused (`e.fault` says why). */
+  editLimited(e: _KmEditor): _KmElements<u64, u64> | null {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.elements<u64, u64>(this._kmTo, 84, 8);
+  }
+
+  /** Changes the length of `Root.Limited` in place, within its capacity (`TooLarge`) and limit; elements between the old and the new length are zeroed. */
+  setLimitedLen(e: _KmEditor, n: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.setLen(this._kmTo, 84, 8, 8, n);
   }
 
   get points(): _KmSoa<R, Vec3View<R>> {

@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -1045,10 +1045,22 @@ export class AnotherStructView<R> extends _KmStructView<R> {
     return this._kmR.ld<u32>(at);
   }
 
+  /** Stores `another_struct.a` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setA(e: _KmEditor, x: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u32>(this._kmTo, 4, x);
+  }
+
   get b(): u64 {
     const at = this._kmAt(8, 8, 1);
     if (at == 0) return 0;
     return this._kmR.ld<u64>(at);
+  }
+
+  /** Stores `another_struct.b` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setB(e: _KmEditor, x: u64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u64>(this._kmTo, 8, x);
   }
 }
 

@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -1199,10 +1199,22 @@ export class HolderView<R> extends _KmStructView<R> {
     return this._kmR.ld<i32>(at);
   }
 
+  /** Stores `Holder.Root` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setRoot(e: _KmEditor, x: i32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<i32>(this._kmTo, 56, x);
+  }
+
   get r(): i32 {
     const at = this._kmAt(60, 4, 0);
     if (at == 0) return 0;
     return this._kmR.ld<i32>(at);
+  }
+
+  /** Stores `Holder.R` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setR(e: _KmEditor, x: i32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<i32>(this._kmTo, 60, x);
   }
 
   get cells(): _KmSoa<R, CellView<R>> {

@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -493,6 +493,12 @@ export class ProfileDataView<R> extends _KmStructView<R> {
     return <SocialNetwork>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `ProfileData.Network` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setNetwork(e: _KmEditor, x: SocialNetwork): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 4, <u8>x);
+  }
+
   get username(): string {
     const at = this._kmAt(8, 12, 0);
     if (at == 0) return "";
@@ -505,6 +511,12 @@ export class ProfileDataView<R> extends _KmStructView<R> {
     const at = this._kmAt(24, 8, 0);
     if (at == 0) return 0;
     return this._kmR.ld<u64>(at);
+  }
+
+  /** Stores `ProfileData.ID` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setId(e: _KmEditor, x: u64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u64>(this._kmTo, 24, x);
   }
 }
 
@@ -525,6 +537,12 @@ export class AccountDataView<R> extends _KmStructView<R> {
     const at = this._kmAt(8, 8, 0);
     if (at == 0) return 0;
     return this._kmR.ld<u64>(at);
+  }
+
+  /** Stores `AccountData.ID` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setId(e: _KmEditor, x: u64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u64>(this._kmTo, 8, x);
   }
 
   get email(): string {

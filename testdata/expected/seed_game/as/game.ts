@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -836,10 +836,22 @@ export class MonsterDataView<R> extends _KmStructView<R> {
     return this._kmR.ld<i16>(at);
   }
 
+  /** Stores `MonsterData.Mana` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setMana(e: _KmEditor, x: i16): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<i16>(this._kmTo, 16, x);
+  }
+
   get health(): i16 {
     const at = this._kmAt(18, 2, 4);
     if (at == 0) return 0;
     return this._kmR.ld<i16>(at);
+  }
+
+  /** Stores `MonsterData.Health` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setHealth(e: _KmEditor, x: i16): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<i16>(this._kmTo, 18, x);
   }
 
   get name(): string {
@@ -856,12 +868,30 @@ export class MonsterDataView<R> extends _KmStructView<R> {
     return <Team>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `MonsterData.Team` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setTeam(e: _KmEditor, x: Team): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 32, <u8>x);
+  }
+
   get inventory(): _KmNumbers<R, u8, u8> {
     const at = this._kmAt(36, 12, 7);
     if (at == 0) return new _KmNumbers<R, u8, u8>(this._kmR, 0, <i32>0);
     const r = this._kmR;
     r.array(at, 1, 128);
     return new _KmNumbers<R, u8, u8>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  /** The elements of `MonsterData.Inventory`, writable in place in `e`'s message; null when refused (`e.fault` says why). */
+  editInventory(e: _KmEditor): _KmElements<u8, u8> | null {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.elements<u8, u8>(this._kmTo, 36, 128);
+  }
+
+  /** Changes the length of `MonsterData.Inventory` in place, within its capacity (`TooLarge`) and limit; elements between the old and the new length are zeroed. */
+  setInventoryLen(e: _KmEditor, n: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.setLen(this._kmTo, 36, 1, 128, n);
   }
 
   get hitbox(): _KmNumbers<R, f64, f64> {
@@ -876,6 +906,18 @@ export class MonsterDataView<R> extends _KmStructView<R> {
     const r = this._kmR;
     r.array(at, 4, NO_LIMIT);
     return new _KmNumbers<R, i32, i32>(this._kmR, r.aOff, <i32>r.aLen);
+  }
+
+  /** The elements of `MonsterData.Status`, writable in place in `e`'s message; null when refused (`e.fault` says why). */
+  editStatus(e: _KmEditor): _KmElements<i32, i32> | null {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.elements<i32, i32>(this._kmTo, 80, NO_LIMIT);
+  }
+
+  /** Changes the length of `MonsterData.Status` in place, within its capacity (`TooLarge`) and limit; elements between the old and the new length are zeroed. */
+  setStatusLen(e: _KmEditor, n: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.setLen(this._kmTo, 80, 4, NO_LIMIT, n);
   }
 
   get path(): _KmSoa<R, Vec3View<R>> {

@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -1269,6 +1269,12 @@ export class CircleView<R> extends _KmStructView<R> {
     const at = this._kmAt(8, 8, 0);
     if (at == 0) return 0;
     return this._kmR.ld<f64>(at);
+  }
+
+  /** Stores `Circle.Radius` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setRadius(e: _KmEditor, x: f64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<f64>(this._kmTo, 8, x);
   }
 }
 

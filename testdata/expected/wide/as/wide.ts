@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
