@@ -155,7 +155,7 @@ mod tests {
         }
         fn stamp(
             &mut self,
-            _n: g::NumView<'_>,
+            _n: g::NumView<'_, karmem::Trusted>,
         ) -> Result<karmem_guest::RegionSlice, karmem_guest::Error> {
             Ok(karmem_guest::RegionSlice::default())
         }
