@@ -3,7 +3,7 @@
 
 import {
   Box, KarmemError, NO_LIMIT, Validator, Writer, compareText, utf8Length,
-  Trusted,
+  Trusted, Editor as _KmEditor, Elements as _KmElements,
   Bools as _KmBools, Inlines as _KmInlines, Nested as _KmNested, Numbers as _KmNumbers,
   Soa as _KmSoa, StructView as _KmStructView, Tables as _KmTables, Texts as _KmTexts,
   UnionColumns as _KmUnionColumns, Unions as _KmUnions,
@@ -1049,16 +1049,34 @@ export class MemoryDescView<R> extends _KmStructView<R> {
     return <Access>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `MemoryDesc.Importer` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setImporter(e: _KmEditor, x: Access): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 16, <u8>x);
+  }
+
   get exporter(): Access {
     const at = this._kmAt(17, 1, 0);
     if (at == 0) return <Access>0;
     return <Access>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `MemoryDesc.Exporter` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setExporter(e: _KmEditor, x: Access): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 17, <u8>x);
+  }
+
   get maxPages(): u32 {
     const at = this._kmAt(20, 4, 0);
     if (at == 0) return 0;
     return this._kmR.ld<u32>(at);
+  }
+
+  /** Stores `MemoryDesc.MaxPages` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setMaxPages(e: _KmEditor, x: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u32>(this._kmTo, 20, x);
   }
 }
 
@@ -1132,10 +1150,22 @@ export class InterfaceDescView<R> extends _KmStructView<R> {
     return this._kmR.ld<u64>(at);
   }
 
+  /** Stores `InterfaceDesc.Hash` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setHash(e: _KmEditor, x: u64): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u64>(this._kmTo, 16, x);
+  }
+
   get dynamic(): bool {
     const at = this._kmAt(24, 1, 0);
     if (at == 0) return false;
     return this._kmR.ldBool(at);
+  }
+
+  /** Stores `InterfaceDesc.Dynamic` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setDynamic(e: _KmEditor, x: bool): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<bool>(this._kmTo, 24, x);
   }
 
   get pattern(): Pattern {
@@ -1144,10 +1174,22 @@ export class InterfaceDescView<R> extends _KmStructView<R> {
     return <Pattern>this._kmR.ld<u8>(at);
   }
 
+  /** Stores `InterfaceDesc.Pattern` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setPattern(e: _KmEditor, x: Pattern): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u8>(this._kmTo, 25, <u8>x);
+  }
+
   get poolSize(): u32 {
     const at = this._kmAt(28, 4, 0);
     if (at == 0) return 0;
     return this._kmR.ld<u32>(at);
+  }
+
+  /** Stores `InterfaceDesc.PoolSize` in place in `e`'s message (`MalformedTable` when the message does not hold the field). */
+  setPoolSize(e: _KmEditor, x: u32): KarmemError {
+    if (idof<R>() != idof<Validator>()) ERROR("in-place setters need the checked view (T.view), not T.trust");
+    return e.set<u32>(this._kmTo, 28, x);
   }
 
   get memories(): _KmTables<R, MemoryDescView<R>> {

@@ -622,6 +622,12 @@ pub fn MemoryDescViewOf(comptime R: type) type {
             return MemoryDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const name_offset: u32 = 4;
+        pub const importer_offset: u32 = 16;
+        pub const exporter_offset: u32 = 17;
+        pub const max_pages_offset: u32 = 20;
+
         pub fn name(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
@@ -634,16 +640,40 @@ pub fn MemoryDescViewOf(comptime R: type) type {
             return self.reader.load(Access, slot);
         }
 
+        /// Stores `MemoryDesc.Importer` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setImporter(self: Self, editor: *karmem.Editor, new_value: Access) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Access, self.table, importer_offset, new_value);
+        }
+
         pub fn exporter(self: Self) Access {
             const slot: u32 = if (self.table.has(17, 1)) self.table.offset + 17 else 0;
             if (slot == 0) return @fromBackingInt(0);
             return self.reader.load(Access, slot);
         }
 
+        /// Stores `MemoryDesc.Exporter` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setExporter(self: Self, editor: *karmem.Editor, new_value: Access) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Access, self.table, exporter_offset, new_value);
+        }
+
         pub fn max_pages(self: Self) u32 {
             const slot: u32 = if (self.table.has(20, 4)) self.table.offset + 20 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u32, slot);
+        }
+
+        /// Stores `MemoryDesc.MaxPages` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setMaxPages(self: Self, editor: *karmem.Editor, new_value: u32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u32, self.table, max_pages_offset, new_value);
         }
 
         /// An AoS array of `MemoryDesc` (a checked reference: `offset`, `n` elements).
@@ -690,6 +720,11 @@ pub fn ParamDescViewOf(comptime R: type) type {
             try ParamDesc.validate(reader);
             return ParamDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const name_offset: u32 = 4;
+        pub const type_offset: u32 = 16;
+        pub const memory_offset: u32 = 28;
 
         pub fn name(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
@@ -754,6 +789,11 @@ pub fn FunctionDescViewOf(comptime R: type) type {
             return FunctionDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const name_offset: u32 = 4;
+        pub const params_offset: u32 = 16;
+        pub const result_offset: u32 = 28;
+
         pub fn name(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
@@ -816,6 +856,15 @@ pub fn InterfaceDescViewOf(comptime R: type) type {
             return InterfaceDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
 
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const name_offset: u32 = 4;
+        pub const hash_offset: u32 = 16;
+        pub const dynamic_offset: u32 = 24;
+        pub const pattern_offset: u32 = 25;
+        pub const pool_size_offset: u32 = 28;
+        pub const memories_offset: u32 = 32;
+        pub const functions_offset: u32 = 44;
+
         pub fn name(self: Self) []const u8 {
             const slot: u32 = if (self.table.has(4, 12)) self.table.offset + 4 else 0;
             const array = karmem.views.arrayAt(self.reader, slot, 1, karmem.no_limit);
@@ -828,10 +877,26 @@ pub fn InterfaceDescViewOf(comptime R: type) type {
             return self.reader.load(u64, slot);
         }
 
+        /// Stores `InterfaceDesc.Hash` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setHash(self: Self, editor: *karmem.Editor, new_value: u64) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u64, self.table, hash_offset, new_value);
+        }
+
         pub fn dynamic(self: Self) bool {
             const slot: u32 = if (self.table.has(24, 1)) self.table.offset + 24 else 0;
             if (slot == 0) return false;
             return self.reader.load(bool, slot);
+        }
+
+        /// Stores `InterfaceDesc.Dynamic` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setDynamic(self: Self, editor: *karmem.Editor, new_value: bool) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(bool, self.table, dynamic_offset, new_value);
         }
 
         pub fn pattern(self: Self) Pattern {
@@ -840,10 +905,26 @@ pub fn InterfaceDescViewOf(comptime R: type) type {
             return self.reader.load(Pattern, slot);
         }
 
+        /// Stores `InterfaceDesc.Pattern` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setPattern(self: Self, editor: *karmem.Editor, new_value: Pattern) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(Pattern, self.table, pattern_offset, new_value);
+        }
+
         pub fn pool_size(self: Self) u32 {
             const slot: u32 = if (self.table.has(28, 4)) self.table.offset + 28 else 0;
             if (slot == 0) return 0;
             return self.reader.load(u32, slot);
+        }
+
+        /// Stores `InterfaceDesc.PoolSize` in place in `editor`'s message, which this view reads
+        /// (`root(editor.reader)`); `error.MalformedTable` when the message does
+        /// not hold the field (an absent table, or an older writer's).
+        pub fn setPoolSize(self: Self, editor: *karmem.Editor, new_value: u32) error{MalformedTable}!void {
+            comptime karmem.views.checkEditable(R);
+            return editor.set(u32, self.table, pool_size_offset, new_value);
         }
 
         pub fn memories(self: Self) MemoryDescViewOf(R).Array {
@@ -902,6 +983,11 @@ pub fn ModuleDescViewOf(comptime R: type) type {
             try ModuleDesc.validate(reader);
             return ModuleDescViewOf(karmem.Trusted).root(karmem.Trusted.assumeValid(reader));
         }
+
+        /// Byte offsets of the fields (in-place edits by hand: `karmem.Editor`).
+        pub const memories_offset: u32 = 4;
+        pub const exports_offset: u32 = 16;
+        pub const imports_offset: u32 = 28;
 
         /// Distinct regions used by this module's interfaces, in the order of
         /// the `index` argument of `karmem_bind_memory`.
