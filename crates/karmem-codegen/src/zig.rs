@@ -442,8 +442,11 @@ impl<'a> Gen<'a> {
             self.c.line(&line);
         }
         // The viewer from the type, for generic code over `T` such as the
-        // guest library's `Arg(T).view()` (`views.rs` prints `XViewOf`).
-        self.c.line("");
+        // guest library's `Arg(T).view()` (`views.rs` prints `XViewOf`);
+        // after the fields, a blank line (zig fmt allows none after `{`).
+        if !st.fields.is_empty() {
+            self.c.line("");
+        }
         self.c.line(&format!(
             "/// The viewers of a message whose root is a `{name}` (`{name}ViewOf`)."
         ));
