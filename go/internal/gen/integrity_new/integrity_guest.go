@@ -49,13 +49,16 @@ func IntegrityInboxWindow() []byte {
 
 // Integrity is implemented by a module that exports `integrity.Integrity`; register the
 // implementation with RegisterIntegrity. Arguments are read in place and
-// must not be kept after the method returns.
+// must not be kept after the method returns. They are validated before
+// the method runs, so they come as trusted viewers (read with the Arg's T),
+// except region-bound ones: the shared window may change, so they keep
+// checked viewers (read with the Arg's R).
 //
 // The integrity suite's members as WebAssembly guests (§6): messages go
 // through shared regions, in both directions.
 type Integrity interface {
 	// The result must lie in this module's window of `integrity.outbox` (IntegrityOutboxWindow).
-	Produce(s guest.Arg[SeedViewer]) ([]byte, error)
+	Produce(s guest.Arg[TrustedSeedViewer]) ([]byte, error)
 	Consume(m guest.Arg[RootViewer]) (*Answer, error)
 	Stream(m guest.Arg[RootViewer]) (*Answer, error)
 	Roundtrip(m guest.Arg[RootViewer]) (*Answer, error)
@@ -67,7 +70,7 @@ type Integrity interface {
 func RegisterIntegrity(impl Integrity) error {
 	return guest.RegisterExport(IntegrityInterface(), []guest.Handler{
 		func(args [][]byte) ([]byte, error) {
-			s, err := guest.View(args[0], ValidateSeed)
+			s, err := guest.Trust(args[0], TrustSeed)
 			if err != nil {
 				return nil, guest.BadArgument("s", err)
 			}

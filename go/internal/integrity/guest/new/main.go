@@ -18,8 +18,8 @@ const version = integrity.New
 
 type member struct{}
 
-func (member) Produce(s guest.Arg[schema.SeedViewer]) ([]byte, error) {
-	msg, err := integrity.Produce(version, s.V.Value(s.R))
+func (member) Produce(s guest.Arg[schema.TrustedSeedViewer]) ([]byte, error) {
+	msg, err := integrity.Produce(version, s.V.Value(s.T))
 	if err != nil {
 		return nil, err
 	}
