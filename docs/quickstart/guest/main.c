@@ -5,10 +5,12 @@
 
 #include "moderator_guest.h"
 
-static kmg_status check(kmg_call *call, const moderator_message *m, moderator_verdict *result) {
+/* The argument is a trusted view: the dispatcher validated the message. */
+static kmg_status check(kmg_call *call, moderator_message_tview m, moderator_verdict *result) {
     (void)call;
-    bool shouting = m->text.len > 0 && memchr(m->text.ptr, '!', m->text.len) != NULL;
-    result->allowed = !shouting && m->reactions.len <= 100;
+    km_text text = moderator_message_tview_text(m);
+    bool shouting = text.len > 0 && memchr(text.ptr, '!', text.len) != NULL;
+    result->allowed = !shouting && moderator_reaction_tsoa_len(moderator_message_tview_reactions(m)) <= 100;
     result->reason = km_text_cstr(result->allowed ? "fine" : "too loud");
     return KMG_OK;
 }
